@@ -16,13 +16,16 @@ export declare const file_simrs_notifier_v1_notifier: GenFile;
  */
 export declare type SendEmailRequest = Message<"simrs.notifier.v1.SendEmailRequest"> & {
   /**
-   * Chosen by the caller; the same key never produces a second mail.
+   * Chosen by the caller (1 to 200 printable ASCII characters, no secrets in it); the same key
+   * never produces a second mail.
    *
    * @generated from field: string idempotency_key = 1;
    */
   idempotencyKey: string;
 
   /**
+   * One bare address, e.g. "dokter@rs.example" (no display name, no list).
+   *
    * @generated from field: string recipient = 2;
    */
   recipient: string;
@@ -33,14 +36,14 @@ export declare type SendEmailRequest = Message<"simrs.notifier.v1.SendEmailReque
   template: Template;
 
   /**
-   * "id" (Bahasa Indonesia) or "en".
+   * "id" (Bahasa Indonesia, the default when empty) or "en"; "id-ID", "en-US" are accepted.
    *
    * @generated from field: string locale = 4;
    */
   locale: string;
 
   /**
-   * Template parameters, e.g. "otp", "url", "tenant_name".
+   * Template parameters (see Template). At most 50 entries and 8 KiB of keys and values in all.
    *
    * @generated from field: map<string, string> parameters = 5;
    */
@@ -86,9 +89,16 @@ export declare const SendEmailResponseSchema: GenMessage<SendEmailResponse>;
  */
 export declare type GetDeliveryRequest = Message<"simrs.notifier.v1.GetDeliveryRequest"> & {
   /**
+   * Either the idempotency key given to SendEmail or the delivery id it returned.
+   *
    * @generated from field: string idempotency_key = 1;
    */
   idempotencyKey: string;
+
+  /**
+   * @generated from field: string delivery_id = 2;
+   */
+  deliveryId: string;
 };
 
 /**
@@ -117,7 +127,7 @@ export declare type GetDeliveryResponse = Message<"simrs.notifier.v1.GetDelivery
   attempts: number;
 
   /**
-   * The SMTP peer's last answer, without the recipient.
+   * The SMTP peer's last answer (or the connection error), without any address in it.
    *
    * @generated from field: string last_error = 4;
    */
@@ -132,6 +142,27 @@ export declare type GetDeliveryResponse = Message<"simrs.notifier.v1.GetDelivery
    * @generated from field: google.protobuf.Timestamp updated_at = 6;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * When a queued message is next tried; unset in the other states.
+   *
+   * @generated from field: google.protobuf.Timestamp next_attempt_at = 7;
+   */
+  nextAttemptAt?: Timestamp | undefined;
+
+  /**
+   * When the SMTP peer accepted it; unset unless SENT.
+   *
+   * @generated from field: google.protobuf.Timestamp sent_at = 8;
+   */
+  sentAt?: Timestamp | undefined;
+
+  /**
+   * The Message-ID header the mail carries (stable across attempts, so receivers can dedupe).
+   *
+   * @generated from field: string message_id = 9;
+   */
+  messageId: string;
 };
 
 /**
@@ -141,6 +172,9 @@ export declare type GetDeliveryResponse = Message<"simrs.notifier.v1.GetDelivery
 export declare const GetDeliveryResponseSchema: GenMessage<GetDeliveryResponse>;
 
 /**
+ * Every template takes the optional parameters "tenant_name" (the hospital's name, shown in the
+ * subject and body) and "user_name" (the greeting). Other parameters per template:
+ *
  * @generated from enum simrs.notifier.v1.Template
  */
 export enum Template {
@@ -150,21 +184,31 @@ export enum Template {
   UNSPECIFIED = 0,
 
   /**
+   * "otp" (required, 4 to 10 digits), "expires_minutes" (optional, default 5).
+   *
    * @generated from enum value: TEMPLATE_SIGN_IN_OTP = 1;
    */
   SIGN_IN_OTP = 1,
 
   /**
+   * "url" (required, http or https), "expires_minutes" (optional, default 5).
+   *
    * @generated from enum value: TEMPLATE_MAGIC_LINK = 2;
    */
   MAGIC_LINK = 2,
 
   /**
+   * "url" (required, http or https), "inviter_name" and "role" (optional).
+   *
    * @generated from enum value: TEMPLATE_INVITATION = 3;
    */
   INVITATION = 3,
 
   /**
+   * "event" (required: "passkey_added" or "other_sessions_revoked"), "passkey_name",
+   * "occurred_at" (RFC 3339), "time_zone" (IANA, default "Asia/Jakarta"), "url" (optional: the
+   * account's security page).
+   *
    * @generated from enum value: TEMPLATE_SECURITY_NOTICE = 4;
    */
   SECURITY_NOTICE = 4,
@@ -185,19 +229,33 @@ export enum DeliveryState {
   UNSPECIFIED = 0,
 
   /**
+   * Waiting for its first attempt or for the next retry.
+   *
    * @generated from enum value: DELIVERY_STATE_QUEUED = 1;
    */
   QUEUED = 1,
 
   /**
+   * Accepted by the SMTP peer (250 after DATA).
+   *
    * @generated from enum value: DELIVERY_STATE_SENT = 2;
    */
   SENT = 2,
 
   /**
+   * Dead-lettered: a permanent (5xx) answer, too many attempts, or expired before it could be
+   * sent. Never retried.
+   *
    * @generated from enum value: DELIVERY_STATE_DEAD = 3;
    */
   DEAD = 3,
+
+  /**
+   * A worker holds a lease on it and is talking to the SMTP peer.
+   *
+   * @generated from enum value: DELIVERY_STATE_SENDING = 4;
+   */
+  SENDING = 4,
 }
 
 /**
@@ -208,13 +266,15 @@ export declare const DeliveryStateSchema: GenEnum<DeliveryState>;
 /**
  * NotifierService delivers outbound e-mail durably: a message is stored before SendEmail answers,
  * delivered at least once by a worker and, thanks to the idempotency key, sent at most once.
+ * Bad requests (no or invalid recipient, unknown template or locale, missing, unknown or oversized
+ * parameters) fail with INVALID_ARGUMENT and store nothing.
  *
  * @generated from service simrs.notifier.v1.NotifierService
  */
 export declare const NotifierService: GenService<{
   /**
    * SendEmail queues one message. Calling it again with the same idempotency key returns the
-   * first message's delivery and sends nothing new.
+   * first message's delivery and sends nothing new (the first request's content wins).
    *
    * @generated from rpc simrs.notifier.v1.NotifierService.SendEmail
    */
@@ -224,7 +284,7 @@ export declare const NotifierService: GenService<{
     output: typeof SendEmailResponseSchema;
   },
   /**
-   * GetDelivery reports where a message stands.
+   * GetDelivery reports where a message stands (NOT_FOUND for an unknown key or id).
    *
    * @generated from rpc simrs.notifier.v1.NotifierService.GetDelivery
    */
