@@ -1,0 +1,44 @@
+// The seed's error envelope, used by every HTTP surface that is not tRPC itself (the gateway's own
+// answers, the integration prefix) so that a caller sees one error shape whoever answered.
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+
+export type ErrorCode = TRPC_ERROR_CODE_KEY;
+
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  PARSE_ERROR: 400,
+  BAD_REQUEST: 400,
+  INTERNAL_SERVER_ERROR: 500,
+  NOT_IMPLEMENTED: 501,
+  BAD_GATEWAY: 502,
+  SERVICE_UNAVAILABLE: 503,
+  GATEWAY_TIMEOUT: 504,
+  UNAUTHORIZED: 401,
+  PAYMENT_REQUIRED: 402,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_SUPPORTED: 405,
+  TIMEOUT: 408,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE_CONTENT: 422,
+  PRECONDITION_REQUIRED: 428,
+  TOO_MANY_REQUESTS: 429,
+  CLIENT_CLOSED_REQUEST: 499,
+};
+
+export interface ErrorEnvelope {
+  error: {
+    message: string;
+    code: number;
+    data: { code: ErrorCode; httpStatus: number; path: string };
+  };
+}
+
+export function envelope(code: ErrorCode, message: string, path: string): ErrorEnvelope {
+  return {
+    error: { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: HTTP_STATUS[code], path } },
+  };
+}
