@@ -1,0 +1,116 @@
+// The gateway's routes. Auth traffic goes to identity untouched; API traffic gets a caller resolved
+// from its credential, a signed principal for records, and nothing the client sent in its place.
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import cors from 'cors';
+import express from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import helmet from 'helmet';
+import { requestContext } from '@simrs/platform/context';
+import { envelope } from '@simrs/platform/envelope';
+import type { ErrorCode } from '@simrs/platform/envelope';
+import { serveHealth } from '@simrs/platform/health';
+import type { Checks } from '@simrs/platform/health';
+import { PRINCIPAL_HEADER, REQUEST_ID_HEADER } from '@simrs/platform/principal';
+import { allowedOrigins, config } from './config.ts';
+import { sessionCaller } from './credentials.ts';
+import type { Caller } from './credentials.ts';
+import { UpstreamUnavailable } from './auth/session.ts';
+import type { SessionAuthenticator } from './auth/session.ts';
+import { log } from './log.ts';
+import { forwardHeaders, procedurePath, proxy } from './proxy.ts';
+import type { Upstream } from './proxy.ts';
+
+export interface GatewayDeps {
+  identity: Upstream;
+  records: Upstream;
+  sessions: SessionAuthenticator;
+  checks: Checks;
+}
+
+const REQUEST_ID = /^[\w.-]{8,64}$/;
+
+function fail(res: Response, req: Request, code: ErrorCode, message: string): void {
+  const body = envelope(code, message, procedurePath(req));
+  res.status(body.error.data.httpStatus).json(body);
+}
+
+export function createApp(deps: GatewayDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false);
+
+  const health = serveHealth(deps.checks);
+  app.use((req, res, next) => {
+    if (health(req, res)) return;
+    const incoming = req.headers[REQUEST_ID_HEADER];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.headers[REQUEST_ID_HEADER] = requestId;
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    requestContext.run({ requestId }, next);
+  });
+  app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'connect-src': ["'self'", ...allowedOrigins] } } }));
+
+  // Credentials only for allow-listed origins; other browsers get no CORS headers at all. Preflights
+  // end here and are cached by the browser for ten minutes. Non-browser callers are unaffected.
+  const corsForApi = cors({
+    origin: (origin, done) => done(null, origin !== undefined && allowedOrigins.has(origin)),
+    credentials: true,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['authorization', 'content-type', 'x-request-id', 'trpc-accept'],
+    exposedHeaders: ['x-request-id', 'retry-after'],
+    maxAge: 600,
+  });
+
+  const forwardedFor = (req: Request) => ({
+    // Exactly one address, the client's as seen through trusted proxies only.
+    'x-forwarded-for': req.ip ?? req.socket.remoteAddress ?? '',
+    'x-forwarded-proto': req.protocol,
+    'x-forwarded-host': req.hostname,
+    [PRINCIPAL_HEADER]: undefined,
+  });
+
+  const toIdentity: RequestHandler = (req, res) => proxy(deps.identity, req, res, forwardHeaders(req.headers, forwardedFor(req)));
+  app.use('/api/auth', corsForApi, toIdentity);
+  app.use('/auth', toIdentity);
+
+  const toRecords: RequestHandler = async (req, res) => {
+    let caller: Caller | undefined;
+    try {
+      caller = await sessionCaller(req, deps.sessions);
+    } catch (err) {
+      if (err instanceof UpstreamUnavailable) return fail(res, req, 'SERVICE_UNAVAILABLE', 'sign-in service unavailable, try again shortly');
+      throw err;
+    }
+    if (caller) requestContext.getStore()!.tenantId = caller.principal.tenantId;
+    const principal = caller ? await deps.sessions.cache.mint(caller.key, caller.principal) : undefined;
+    await proxy(
+      deps.records,
+      req,
+      res,
+      forwardHeaders(req.headers, {
+        ...forwardedFor(req),
+        // Records needs neither the cookie nor the token: the principal says everything.
+        cookie: undefined,
+        authorization: undefined,
+        [PRINCIPAL_HEADER]: principal,
+      }),
+    );
+  };
+  app.use('/trpc', corsForApi, toRecords);
+  app.use(config.INTEGRATION_PREFIX, corsForApi, toRecords);
+
+  app.use(express.static(fileURLToPath(new URL('../public', import.meta.url)), { index: 'index.html', maxAge: '5m' }));
+
+  app.use((req, res) => fail(res, req, 'NOT_FOUND', `no route for ${req.method} ${req.path}`));
+  // Express 5 hands rejected promises here. The log gets the stack; the caller gets nothing inside.
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status = (err as { status?: number }).status;
+    if (status && status >= 400 && status < 500) return fail(res, req, 'BAD_REQUEST', 'bad request');
+    log.error({ err }, 'request failed');
+    if (res.headersSent) return void res.destroy();
+    fail(res, req, 'INTERNAL_SERVER_ERROR', 'internal error');
+  });
+  return app;
+}

@@ -1,0 +1,84 @@
+// Verified credentials, cached in memory by a hash of the credential so that a repeated cookie or
+// token costs no gRPC call and no signature check. Entries also keep the principal already minted for
+// records, reused until shortly before it expires. Bounded in size and lifetime; evictable by session
+// or user when identity announces a revocation.
+import { createHash } from 'node:crypto';
+import { PRINCIPAL_TTL_SECONDS, signPrincipal } from '@simrs/platform/principal';
+import type { Principal } from '@simrs/platform/principal';
+
+interface Entry {
+  principal: Principal;
+  /** Epoch ms after which the entry must not be used (credential expiry or cache lifetime). */
+  validUntil: number;
+  minted?: { token: string; expiresAt: number };
+}
+
+const MAX_ENTRIES = 50_000;
+const REMINT_MARGIN_MS = 10_000;
+
+export function credentialKey(credential: string): string {
+  return createHash('sha256').update(credential).digest('base64url');
+}
+
+export class PrincipalCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly secret: string;
+  hits = 0;
+  misses = 0;
+
+  constructor(secret: string) {
+    this.secret = secret;
+  }
+
+  get(key: string, now = Date.now()): Principal | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || entry.validUntil <= now) {
+      if (entry) this.entries.delete(key);
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
+    return entry.principal;
+  }
+
+  set(key: string, principal: Principal, validUntil: number): void {
+    if (this.entries.size >= MAX_ENTRIES) {
+      // Map iterates in insertion order: drop the oldest tenth.
+      let drop = MAX_ENTRIES / 10;
+      for (const k of this.entries.keys()) {
+        this.entries.delete(k);
+        if (--drop <= 0) break;
+      }
+    }
+    this.entries.set(key, { principal, validUntil });
+  }
+
+  /** The signed principal for records, minted once per entry lifetime. */
+  async mint(key: string, principal: Principal, now = Date.now()): Promise<string> {
+    const entry = this.entries.get(key);
+    if (entry?.minted && entry.minted.expiresAt - REMINT_MARGIN_MS > now) return entry.minted.token;
+    const token = await signPrincipal(principal, this.secret, PRINCIPAL_TTL_SECONDS);
+    if (entry) entry.minted = { token, expiresAt: now + PRINCIPAL_TTL_SECONDS * 1000 };
+    return token;
+  }
+
+  evict(match: { sessionIds?: string[]; userId?: string }): number {
+    let evicted = 0;
+    const sessions = new Set(match.sessionIds ?? []);
+    for (const [key, { principal }] of this.entries) {
+      if ((principal.sessionId && sessions.has(principal.sessionId)) || (match.userId && principal.userId === match.userId)) {
+        this.entries.delete(key);
+        evicted++;
+      }
+    }
+    return evicted;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

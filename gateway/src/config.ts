@@ -1,0 +1,32 @@
+import { csv, hostPort, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
+
+export const config = loadConfig(
+  z.object({
+    HOST: z.string().default('0.0.0.0'),
+    GATEWAY_PORT: port(8080),
+    /** The public origin browsers and integrations use, e.g. https://simrs.example.org. */
+    PUBLIC_URL: urlWith('http', 'https').default('http://localhost:8080'),
+    IDENTITY_URL: urlWith('http', 'https').default('http://127.0.0.1:4001'),
+    IDENTITY_GRPC: hostPort.default('127.0.0.1:50051'),
+    RECORDS_URL: urlWith('http', 'https').default('http://127.0.0.1:4002'),
+    REDIS_URL: urlWith('redis', 'rediss'),
+    /** Shared with records only: signs the principal forwarded with each call. */
+    PRINCIPAL_SECRET: z.string().min(32, 'must be at least 32 characters'),
+    INTEGRATION_PREFIX: z.string().regex(/^\/[\w/-]*[\w-]$/, 'must look like /api/v1').default('/api/v1'),
+    /** Browser origins allowed to call the API with credentials. PUBLIC_URL's origin is always allowed. */
+    CORS_ALLOWED_ORIGINS: csv.pipe(z.array(urlWith('http', 'https'))),
+    /** Proxies whose X-Forwarded-* headers are believed (Express "trust proxy" syntax: loopback, CIDRs). */
+    TRUSTED_PROXIES: csv,
+    /** How long a validated session is reused without asking identity (revocations evict at once). */
+    SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(60),
+    UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(1_000),
+    UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    LOG_LEVEL: logLevel,
+  }),
+);
+export type Config = typeof config;
+
+export const publicOrigin = new URL(config.PUBLIC_URL).origin;
+/** Better Auth names the cookie with the __Secure- prefix when the public URL is https. */
+export const sessionCookieName = `${config.PUBLIC_URL.startsWith('https:') ? '__Secure-' : ''}simrs.session_token`;
+export const allowedOrigins = new Set([publicOrigin, ...config.CORS_ALLOWED_ORIGINS.map((o) => new URL(o).origin)]);

@@ -1,0 +1,121 @@
+// The gateway as a real process in front of a real records process, with identity absent: routing,
+// the error envelope, a quick 503 for a dead upstream, and the principal header never passing through.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import request from 'supertest';
+import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
+import type { ServiceProcess } from '@simrs/platform/testing';
+import { signPrincipal } from '@simrs/platform/principal';
+import { startRedisServer } from '../../scripts/lib/redis.ts';
+import type { RedisServer } from '../../scripts/lib/redis.ts';
+
+const secret = 'x'.repeat(40);
+let gateway: ServiceProcess;
+let records: ServiceProcess;
+let redis: RedisServer;
+let db: Awaited<ReturnType<typeof throwawayDatabase>>;
+let url: string;
+
+before(async () => {
+  db = await throwawayDatabase('gateway');
+  redis = await startRedisServer();
+  const [gatewayPort, recordsPort, deadPort, deadGrpc] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  records = startService('records', 'services/records', {
+    HOST: '127.0.0.1',
+    HTTP_PORT: String(recordsPort),
+    DATABASE_URL: db.url,
+    PRINCIPAL_SECRET: secret,
+  });
+  gateway = startService('gateway', 'gateway', {
+    HOST: '127.0.0.1',
+    GATEWAY_PORT: String(gatewayPort),
+    RECORDS_URL: `http://127.0.0.1:${recordsPort}`,
+    IDENTITY_URL: `http://127.0.0.1:${deadPort}`,
+    IDENTITY_GRPC: `127.0.0.1:${deadGrpc}`,
+    REDIS_URL: redis.url,
+    PRINCIPAL_SECRET: secret,
+    CORS_ALLOWED_ORIGINS: 'https://allowed.example',
+  });
+  url = `http://127.0.0.1:${gatewayPort}`;
+  await Promise.all([waitForReady(`http://127.0.0.1:${recordsPort}/readyz`), waitForReady(`${url}/readyz`)]);
+});
+
+after(async () => {
+  await gateway?.stop();
+  await records?.stop();
+  await redis?.stop();
+  await db?.drop();
+});
+
+function assertEnvelope(body: unknown, code: string, status: number, path: string) {
+  const { error } = body as { error: { message: string; code: number; data: { code: string; httpStatus: number; path: string } } };
+  assert.equal(typeof error.message, 'string');
+  assert.equal(typeof error.code, 'number');
+  assert.equal(error.data.code, code);
+  assert.equal(error.data.httpStatus, status);
+  assert.equal(error.data.path, path);
+  assert.doesNotMatch(JSON.stringify(body), /at .*\.ts:\d+/, 'no stack trace');
+}
+
+describe('gateway routing', () => {
+  test('GET /trpc/healthCheck needs no credential', async () => {
+    const res = await request(url).get('/trpc/healthCheck').expect(200);
+    assert.deepEqual(res.body, { result: { data: null } });
+    assert.match(res.headers['x-request-id'] ?? '', /^[\w.-]{8,64}$/);
+  });
+
+  test('an unknown procedure answers 404 in the envelope', async () => {
+    const res = await request(url).get('/trpc/pasien.nope').expect(404);
+    assertEnvelope(res.body, 'NOT_FOUND', 404, 'pasien.nope');
+  });
+
+  test('an unknown route answers 404 in the envelope', async () => {
+    const res = await request(url).get('/no/such/route').expect(404);
+    assertEnvelope(res.body, 'NOT_FOUND', 404, '/no/such/route');
+  });
+
+  test('a dead upstream gives a quick 503 in the envelope', async () => {
+    const started = Date.now();
+    const res = await request(url).post('/api/auth/sign-in/magic-link').send({ email: 'a@b.test' }).expect(503);
+    assert.ok(Date.now() - started < 3_000, 'answers quickly');
+    assertEnvelope(res.body, 'SERVICE_UNAVAILABLE', 503, '/api/auth/sign-in/magic-link');
+    assert.equal(res.headers['retry-after'], '1');
+  });
+
+  test('a principal header sent by a client is stripped', async () => {
+    const forged = await signPrincipal({ userId: 'u', tenantId: 'rs-demo', role: 'doctor', scopes: ['simrs:read'] }, secret);
+    // Even a correctly signed principal (a leaked one) does not pass through the gateway.
+    const res = await request(url).get('/trpc/pasien.list').set('x-simrs-principal', forged);
+    assert.notEqual(res.status, 200);
+  });
+
+  test('a cookie without an allowed Origin is not a credential (identity is not even asked)', async () => {
+    const res = await request(url).get('/trpc/healthCheck').set('cookie', 'simrs.session_token=abc.def').set('origin', 'https://evil.example');
+    assert.equal(res.status, 200, 'public procedures still answer');
+    assert.equal(res.headers['access-control-allow-origin'], undefined);
+  });
+
+  test('with identity down, a cookie from an allowed origin gives 503, not a hang', async () => {
+    const res = await request(url).get('/trpc/healthCheck').set('cookie', 'simrs.session_token=abc.def').set('origin', 'https://allowed.example');
+    assertEnvelope(res.body, 'SERVICE_UNAVAILABLE', 503, 'healthCheck');
+  });
+
+  test('CORS: allow-listed origins get credentials, preflights end at the edge', async () => {
+    const pre = await request(url)
+      .options('/trpc/pasien.list')
+      .set('origin', 'https://allowed.example')
+      .set('access-control-request-method', 'GET')
+      .expect(204);
+    assert.equal(pre.headers['access-control-allow-origin'], 'https://allowed.example');
+    assert.equal(pre.headers['access-control-allow-credentials'], 'true');
+    assert.equal(pre.headers['access-control-max-age'], '600');
+    const other = await request(url).options('/trpc/pasien.list').set('origin', 'https://evil.example').set('access-control-request-method', 'GET');
+    assert.equal(other.headers['access-control-allow-origin'], undefined);
+  });
+
+  test('/healthz and /readyz', async () => {
+    await request(url).get('/healthz').expect(200);
+    const ready = await request(url).get('/readyz').expect(200);
+    assert.deepEqual(ready.body.checks, { redis: 'ok' });
+  });
+});

@@ -1,0 +1,56 @@
+// A real SMTP peer for tests (smtp-server), keeping every message it accepts, parsed with postal-mime.
+import PostalMime from 'postal-mime';
+import { SMTPServer } from 'smtp-server';
+import { waitFor } from '@simrs/platform/testing';
+
+export interface ReceivedMail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+}
+
+export interface SmtpPeer {
+  url: string;
+  messages: ReceivedMail[];
+  /** The first message to `address` (after `since` messages), once it has arrived. */
+  waitForMail(address: string, since?: number, timeoutMs?: number): Promise<ReceivedMail>;
+  stop(): Promise<void>;
+}
+
+export async function startSmtpPeer(): Promise<SmtpPeer> {
+  const messages: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        void PostalMime.parse(Buffer.concat(chunks)).then((mail) => {
+          messages.push({
+            to: (mail.to ?? []).map((a) => a.address ?? '').filter(Boolean),
+            subject: mail.subject ?? '',
+            text: mail.text ?? '',
+            html: mail.html ?? '',
+            headers: Object.fromEntries(mail.headers.map((h) => [h.key, h.value])),
+          });
+          callback();
+        }, callback);
+      });
+    },
+  });
+  const port = await new Promise<number>((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve((server.server.address() as { port: number }).port));
+  });
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    messages,
+    waitForMail(address, since = 0, timeoutMs = 15_000) {
+      return waitFor(`mail to ${address}`, async () => messages.slice(since).find((m) => m.to.includes(address)), timeoutMs);
+    },
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
