@@ -1,6 +1,7 @@
 // /healthz: the process is alive (never touches a dependency, so a slow database cannot get a healthy
 // pod killed). /readyz: every dependency the service cannot work without answers within a second.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { prometheus } from './telemetry.ts';
 
 export type Checks = Record<string, () => Promise<unknown>>;
 
@@ -30,12 +31,16 @@ export function markDraining(): void {
   draining = true;
 }
 
-/** Answers /healthz and /readyz; returns false for any other path. */
+/** Answers /healthz, /readyz and /metrics (Prometheus); returns false for any other path. */
 export function serveHealth(checks: Checks) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const path = (req.url ?? '').split('?')[0];
     if (path === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end('{"status":"ok"}');
+      return true;
+    }
+    if (path === '/metrics') {
+      prometheus.getMetricsRequestHandler(req, res);
       return true;
     }
     if (path === '/readyz') {

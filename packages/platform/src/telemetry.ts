@@ -10,6 +10,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { onShutdownLast } from './lifecycle.ts';
@@ -46,16 +47,22 @@ const dropSpans: SpanProcessor = {
   shutdown: async () => {},
 };
 
+/**
+ * Metrics are read by Prometheus from GET /metrics on each service's own HTTP port (served by
+ * serveHealth), so there is no extra port to expose or to allow in NetworkPolicies.
+ */
+export const prometheus = new PrometheusExporter({ preventServerStart: true });
+
 export function startTelemetry(serviceName: string): void {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   process.env.OTEL_SERVICE_NAME ??= serviceName;
-  process.env.OTEL_METRICS_EXPORTER ??= 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const exporting = Boolean(
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_TRACES_EXPORTER,
   );
   const sdk = new NodeSDK({
     instrumentations: instrumentations(),
+    metricReaders: [prometheus],
     ...(exporting ? {} : { spanProcessors: [dropSpans] }),
   });
   sdk.start();
