@@ -13,8 +13,10 @@ import { serveHealth } from '@simrs/platform/health';
 import type { Checks } from '@simrs/platform/health';
 import { PRINCIPAL_HEADER, REQUEST_ID_HEADER } from '@simrs/platform/principal';
 import { allowedOrigins, config } from './config.ts';
-import { sessionCaller } from './credentials.ts';
+import { MalformedAuthorization, resolveCaller } from './credentials.ts';
 import type { Caller } from './credentials.ts';
+import { InvalidToken } from './auth/bearer.ts';
+import type { BearerAuthenticator } from './auth/bearer.ts';
 import { UpstreamUnavailable } from './auth/session.ts';
 import type { SessionAuthenticator } from './auth/session.ts';
 import { log } from './log.ts';
@@ -25,6 +27,7 @@ export interface GatewayDeps {
   identity: Upstream;
   records: Upstream;
   sessions: SessionAuthenticator;
+  bearer: BearerAuthenticator;
   checks: Checks;
 }
 
@@ -78,13 +81,18 @@ export function createApp(deps: GatewayDeps): express.Express {
   const toRecords: RequestHandler = async (req, res) => {
     let caller: Caller | undefined;
     try {
-      caller = await sessionCaller(req, deps.sessions);
+      caller = await resolveCaller(req, deps);
     } catch (err) {
       if (err instanceof UpstreamUnavailable) return fail(res, req, 'SERVICE_UNAVAILABLE', 'sign-in service unavailable, try again shortly');
+      if (err instanceof InvalidToken || err instanceof MalformedAuthorization) {
+        res.setHeader('www-authenticate', `Bearer error="invalid_token", error_description="${err instanceof MalformedAuthorization ? 'malformed' : 'invalid or expired'}"`);
+        return fail(res, req, 'UNAUTHORIZED', 'the access token is invalid, expired or revoked');
+      }
       throw err;
     }
     if (caller) requestContext.getStore()!.tenantId = caller.principal.tenantId;
-    const principal = caller ? await deps.sessions.cache.mint(caller.key, caller.principal) : undefined;
+    const cache = req.headers.authorization ? deps.bearer.cache : deps.sessions.cache;
+    const principal = caller ? await cache.mint(caller.key, caller.principal) : undefined;
     await proxy(
       deps.records,
       req,

@@ -1,4 +1,5 @@
 import { csv, hostPort, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
+import { defaultAudience, defaultIssuer } from '@simrs/platform/oauth';
 
 export const config = loadConfig(
   z.object({
@@ -21,12 +22,22 @@ export const config = loadConfig(
     SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(60),
     UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(1_000),
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    /** OAuth access tokens: who issues them and for which resource; defaults derive from PUBLIC_URL. */
+    OAUTH_ISSUER: urlWith('http', 'https').optional(),
+    API_AUDIENCE: z.string().min(1).optional(),
+    /** Where the signing keys are fetched (inside the cluster); defaults to identity's JWKS. */
+    JWKS_URL: urlWith('http', 'https').optional(),
     LOG_LEVEL: logLevel,
   }),
 );
 export type Config = typeof config;
 
 export const publicOrigin = new URL(config.PUBLIC_URL).origin;
+export const oauth = {
+  issuer: config.OAUTH_ISSUER ?? defaultIssuer(config.PUBLIC_URL),
+  audience: config.API_AUDIENCE ?? defaultAudience(config.PUBLIC_URL),
+  jwksUrl: config.JWKS_URL ?? `${new URL(config.IDENTITY_URL).origin}/api/auth/jwks`,
+};
 /** Better Auth names the cookie with the __Secure- prefix when the public URL is https. */
 export const sessionCookieName = `${config.PUBLIC_URL.startsWith('https:') ? '__Secure-' : ''}simrs.session_token`;
 export const allowedOrigins = new Set([publicOrigin, ...config.CORS_ALLOWED_ORIGINS.map((o) => new URL(o).origin)]);

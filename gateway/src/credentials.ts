@@ -4,6 +4,7 @@
 import type { Request } from 'express';
 import type { Principal } from '@simrs/platform/principal';
 import { allowedOrigins, publicOrigin, sessionCookieName } from './config.ts';
+import type { BearerAuthenticator } from './auth/bearer.ts';
 import type { SessionAuthenticator } from './auth/session.ts';
 
 export interface Caller {
@@ -33,7 +34,27 @@ export function requestOrigin(req: Request): string | undefined {
   return req.headers['sec-fetch-site'] === 'same-origin' ? publicOrigin : undefined;
 }
 
-export async function sessionCaller(req: Request, sessions: SessionAuthenticator): Promise<Caller | undefined> {
+export class MalformedAuthorization extends Error {}
+
+/**
+ * The caller of an API request: from a bearer token when there is an Authorization header (a bad
+ * token throws InvalidToken: it is refused, not ignored), else from the session cookie under the
+ * origin rule, else nobody.
+ */
+export async function resolveCaller(
+  req: Request,
+  auth: { sessions: SessionAuthenticator; bearer: BearerAuthenticator },
+): Promise<Caller | undefined> {
+  const authorization = req.headers.authorization;
+  if (authorization !== undefined) {
+    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/.exec(authorization);
+    if (!match) throw new MalformedAuthorization('expected "Authorization: Bearer <access token>"');
+    return auth.bearer.principal(match[1]!);
+  }
+  return sessionCaller(req, auth.sessions);
+}
+
+async function sessionCaller(req: Request, sessions: SessionAuthenticator): Promise<Caller | undefined> {
   const cookie = readCookie(req.headers.cookie, sessionCookieName);
   if (!cookie) return undefined;
   const origin = requestOrigin(req);

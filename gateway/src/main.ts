@@ -2,23 +2,27 @@ import { markDraining } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { createRedis, pingRedis } from '@simrs/platform/redis';
 import { createApp } from './app.ts';
-import { config } from './config.ts';
+import { config, oauth } from './config.ts';
+import { BearerAuthenticator } from './auth/bearer.ts';
+import { Revocations } from './auth/revocations.ts';
 import { SessionAuthenticator } from './auth/session.ts';
 import { log } from './log.ts';
 import { upstream } from './proxy.ts';
 
 const subscriber = createRedis(config.REDIS_URL, 'gateway-revocations');
 const redis = createRedis(config.REDIS_URL, 'gateway');
+const revocations = new Revocations(subscriber, redis);
 const sessions = new SessionAuthenticator({
   identityAddress: config.IDENTITY_GRPC,
   principalSecret: config.PRINCIPAL_SECRET,
   cacheSeconds: config.SESSION_CACHE_SECONDS,
-  subscriber,
+  revocations,
 });
+const bearer = new BearerAuthenticator({ ...oauth, principalSecret: config.PRINCIPAL_SECRET, revocations });
 const identity = upstream('identity', config.IDENTITY_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS);
 const records = upstream('records', config.RECORDS_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS);
 
-const app = createApp({ identity, records, sessions, checks: { redis: () => pingRedis(redis) } });
+const app = createApp({ identity, records, sessions, bearer, checks: { redis: () => pingRedis(redis) } });
 const server = app.listen(config.GATEWAY_PORT, config.HOST, () =>
   log.info({ port: config.GATEWAY_PORT, url: config.PUBLIC_URL }, 'gateway listening'),
 );

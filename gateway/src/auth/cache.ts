@@ -6,8 +6,17 @@ import { createHash } from 'node:crypto';
 import { PRINCIPAL_TTL_SECONDS, signPrincipal } from '@simrs/platform/principal';
 import type { Principal } from '@simrs/platform/principal';
 
+/** What a bearer token said about itself, kept to check revocations on every use. */
+export interface TokenClaims {
+  jti?: string;
+  sub?: string;
+  clientId?: string;
+  iat?: number;
+}
+
 interface Entry {
   principal: Principal;
+  claims?: TokenClaims;
   /** Epoch ms after which the entry must not be used (credential expiry or cache lifetime). */
   validUntil: number;
   minted?: { token: string; expiresAt: number };
@@ -30,7 +39,7 @@ export class PrincipalCache {
     this.secret = secret;
   }
 
-  get(key: string, now = Date.now()): Principal | undefined {
+  get(key: string, now = Date.now()): { principal: Principal; claims?: TokenClaims } | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.validUntil <= now) {
       if (entry) this.entries.delete(key);
@@ -38,10 +47,10 @@ export class PrincipalCache {
       return undefined;
     }
     this.hits++;
-    return entry.principal;
+    return entry;
   }
 
-  set(key: string, principal: Principal, validUntil: number): void {
+  set(key: string, principal: Principal, validUntil: number, claims?: TokenClaims): void {
     if (this.entries.size >= MAX_ENTRIES) {
       // Map iterates in insertion order: drop the oldest tenth.
       let drop = MAX_ENTRIES / 10;
@@ -50,7 +59,7 @@ export class PrincipalCache {
         if (--drop <= 0) break;
       }
     }
-    this.entries.set(key, { principal, validUntil });
+    this.entries.set(key, { principal, validUntil, claims });
   }
 
   /** The signed principal for records, minted once per entry lifetime. */

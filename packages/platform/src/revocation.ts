@@ -1,13 +1,24 @@
-// How identity tells the gateway that sessions ended (sign-out, revoke-other-sessions, deactivation,
-// role change): a Redis PUBLISH of ids only, never tokens or e-mail addresses. The gateway evicts what
-// it cached; while its subscription is down it does not trust its cache at all.
+// How identity tells the gateway that credentials ended: sessions (sign-out, revoke-other-sessions),
+// users (deactivation, role change), OAuth grants (token revocation, refresh-token reuse). Ids only,
+// never tokens or e-mail addresses. Each revocation is PUBLISHed for the gateways listening now and
+// kept in a sorted set for as long as an access token can live, so that a gateway that (re)connects
+// later still refuses what was revoked. While its subscription is down a gateway trusts no cache.
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
 export const REVOCATION_CHANNEL = 'simrs:revocations';
+const REVOCATION_LOG = 'simrs:revocations:log';
 
 export const revocationSchema = z.object({
+  /** Browser sessions that ended. */
   sessionIds: z.array(z.string()).optional(),
+  /** Every credential of this user (optionally only those of `clientId`) issued before `issuedBefore`. */
   userId: z.string().optional(),
+  clientId: z.string().optional(),
+  /** Epoch seconds; defaults to the time of publication. */
+  issuedBefore: z.number().optional(),
+  /** `jti` of access tokens revoked one by one (RFC 7009). */
+  tokenIds: z.array(z.string()).optional(),
 });
 export type Revocation = z.infer<typeof revocationSchema>;
 
@@ -22,4 +33,22 @@ export function decodeRevocation(message: string): Revocation | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Publishes a revocation and keeps it for `keepSeconds` (the longest access-token lifetime). */
+export async function publishRevocation(redis: Redis, revocation: Revocation, keepSeconds = 3600): Promise<void> {
+  const now = Date.now();
+  const message = encodeRevocation({ issuedBefore: Math.ceil(now / 1000), ...revocation });
+  await redis
+    .multi()
+    .zadd(REVOCATION_LOG, now + keepSeconds * 1000, `${now}:${Math.random().toString(36).slice(2)}:${message}`)
+    .zremrangebyscore(REVOCATION_LOG, 0, now)
+    .publish(REVOCATION_CHANNEL, message)
+    .exec();
+}
+
+/** Every revocation still in force, for a gateway that just (re)subscribed. */
+export async function loadRevocations(redis: Redis): Promise<Revocation[]> {
+  const entries = await redis.zrangebyscore(REVOCATION_LOG, Date.now(), '+inf');
+  return entries.map((e) => decodeRevocation(e.slice(e.indexOf(':', e.indexOf(':') + 1) + 1))).filter((r): r is Revocation => r !== undefined);
 }

@@ -1,0 +1,83 @@
+// OAuth access tokens: JWTs (typ at+jwt) verified here, against identity's JWKS, without a call to
+// identity. jose's remote key set caches the keys and refetches when a token names an unknown key id
+// (key rotation). A verified token is cached by its hash until it expires, so a repeated token costs
+// no signature check; revocations are checked on every use, from memory.
+import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
+import type { JWTPayload } from 'jose';
+import { API_SCOPES, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/platform/oauth';
+import type { Principal } from '@simrs/platform/principal';
+import { credentialKey, PrincipalCache } from './cache.ts';
+import type { TokenClaims } from './cache.ts';
+import type { Revocations } from './revocations.ts';
+import { UpstreamUnavailable } from './session.ts';
+
+export class InvalidToken extends Error {}
+
+interface Verified {
+  principal: Principal;
+  claims: TokenClaims;
+  exp: number;
+}
+
+export class BearerAuthenticator {
+  readonly cache: PrincipalCache;
+  private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
+  private readonly issuer: string;
+  private readonly audience: string;
+  private readonly revocations: Revocations;
+
+  constructor(options: { jwksUrl: string; issuer: string; audience: string; principalSecret: string; revocations: Revocations }) {
+    this.jwks = createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: 5_000, timeoutDuration: 2_000 });
+    this.issuer = options.issuer;
+    this.audience = options.audience;
+    this.revocations = options.revocations;
+    this.cache = new PrincipalCache(options.principalSecret);
+  }
+
+  async principal(token: string): Promise<{ key: string; principal: Principal }> {
+    const key = credentialKey(token);
+    const cached = this.cache.get(key);
+    if (cached?.claims) {
+      if (this.revocations.isRevoked(cached.claims)) throw new InvalidToken('token revoked');
+      return { key, principal: cached.principal };
+    }
+    const verified = await this.verify(token);
+    if (this.revocations.isRevoked(verified.claims)) throw new InvalidToken('token revoked');
+    this.cache.set(key, verified.principal, verified.exp * 1000, verified.claims);
+    return { key, principal: verified.principal };
+  }
+
+  private async verify(token: string): Promise<Verified> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.jwks, {
+        issuer: this.issuer,
+        audience: this.audience,
+        typ: 'at+jwt',
+        algorithms: ['EdDSA', 'ES256', 'RS256'],
+        requiredClaims: ['exp', 'sub', 'iat'],
+      }));
+    } catch (err) {
+      if (err instanceof errors.JWKSTimeout || (err instanceof TypeError && String(err.message).includes('fetch'))) {
+        throw new UpstreamUnavailable('identity keys unavailable', { cause: err });
+      }
+      throw new InvalidToken(err instanceof errors.JOSEError ? err.code : 'malformed token');
+    }
+    const tenantId = payload[TENANT_CLAIM];
+    const role = payload[ROLE_CLAIM];
+    if (typeof tenantId !== 'string' || typeof role !== 'string') throw new InvalidToken('token carries no tenant');
+    const granted = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
+    const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.client_id === 'string' ? payload.client_id : undefined;
+    return {
+      principal: {
+        userId: payload.sub!,
+        tenantId,
+        role,
+        scopes: granted.filter((s) => (API_SCOPES as readonly string[]).includes(s)),
+        ...(clientId ? { clientId } : {}),
+      },
+      claims: { jti: payload.jti, sub: payload.sub, clientId, iat: payload.iat },
+      exp: payload.exp!,
+    };
+  }
+}
