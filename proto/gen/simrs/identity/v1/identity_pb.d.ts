@@ -16,7 +16,7 @@ export declare const file_simrs_identity_v1_identity: GenFile;
  */
 export declare type ValidateSessionRequest = Message<"simrs.identity.v1.ValidateSessionRequest"> & {
   /**
-   * The signed cookie value exactly as the browser sent it.
+   * The signed cookie value exactly as the browser sent it (URL-encoded or not).
    *
    * @generated from field: string session_token = 1;
    */
@@ -57,6 +57,8 @@ export declare type Principal = Message<"simrs.identity.v1.Principal"> & {
   userId: string;
 
   /**
+   * The tenant's id (its slug, e.g. "rs-demo").
+   *
    * @generated from field: string tenant_id = 2;
    */
   tenantId: string;
@@ -98,8 +100,408 @@ export declare type Principal = Message<"simrs.identity.v1.Principal"> & {
 export declare const PrincipalSchema: GenMessage<Principal>;
 
 /**
- * IdentityService is what other services ask of identity over the internal network.
+ * UserRef names a user by id or by e-mail address (set exactly one).
+ *
+ * @generated from message simrs.identity.v1.UserRef
+ */
+export declare type UserRef = Message<"simrs.identity.v1.UserRef"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message simrs.identity.v1.UserRef.
+ * Use `create(UserRefSchema)` to create a new message.
+ */
+export declare const UserRefSchema: GenMessage<UserRef>;
+
+/**
+ * @generated from message simrs.identity.v1.Tenant
+ */
+export declare type Tenant = Message<"simrs.identity.v1.Tenant"> & {
+  /**
+   * The slug, e.g. "rs-demo".
+   *
+   * @generated from field: string tenant_id = 1;
+   */
+  tenantId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message simrs.identity.v1.Tenant.
+ * Use `create(TenantSchema)` to create a new message.
+ */
+export declare const TenantSchema: GenMessage<Tenant>;
+
+/**
+ * @generated from message simrs.identity.v1.User
+ */
+export declare type User = Message<"simrs.identity.v1.User"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string tenant_id = 2;
+   */
+  tenantId: string;
+
+  /**
+   * @generated from field: string email = 3;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string name = 4;
+   */
+  name: string;
+
+  /**
+   * One of tenant_admin, doctor, nurse, registration_clerk, auditor.
+   *
+   * @generated from field: string role = 5;
+   */
+  role: string;
+
+  /**
+   * @generated from field: bool active = 6;
+   */
+  active: boolean;
+
+  /**
+   * False until the user has signed in once (by their invitation or otherwise).
+   *
+   * @generated from field: bool email_verified = 7;
+   */
+  emailVerified: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message simrs.identity.v1.User.
+ * Use `create(UserSchema)` to create a new message.
+ */
+export declare const UserSchema: GenMessage<User>;
+
+/**
+ * @generated from message simrs.identity.v1.CreateTenantRequest
+ */
+export declare type CreateTenantRequest = Message<"simrs.identity.v1.CreateTenantRequest"> & {
+  /**
+   * A slug: lower-case letters, digits and dashes, e.g. "rs-demo".
+   *
+   * @generated from field: string tenant_id = 1;
+   */
+  tenantId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string admin_email = 3;
+   */
+  adminEmail: string;
+
+  /**
+   * @generated from field: string admin_name = 4;
+   */
+  adminName: string;
+};
+
+/**
+ * Describes the message simrs.identity.v1.CreateTenantRequest.
+ * Use `create(CreateTenantRequestSchema)` to create a new message.
+ */
+export declare const CreateTenantRequestSchema: GenMessage<CreateTenantRequest>;
+
+/**
+ * @generated from message simrs.identity.v1.CreateTenantResponse
+ */
+export declare type CreateTenantResponse = Message<"simrs.identity.v1.CreateTenantResponse"> & {
+  /**
+   * @generated from field: simrs.identity.v1.Tenant tenant = 1;
+   */
+  tenant?: Tenant | undefined;
+
+  /**
+   * @generated from field: simrs.identity.v1.User admin = 2;
+   */
+  admin?: User | undefined;
+};
+
+/**
+ * Describes the message simrs.identity.v1.CreateTenantResponse.
+ * Use `create(CreateTenantResponseSchema)` to create a new message.
+ */
+export declare const CreateTenantResponseSchema: GenMessage<CreateTenantResponse>;
+
+/**
+ * @generated from message simrs.identity.v1.ListTenantsRequest
+ */
+export declare type ListTenantsRequest = Message<"simrs.identity.v1.ListTenantsRequest"> & {
+};
+
+/**
+ * Describes the message simrs.identity.v1.ListTenantsRequest.
+ * Use `create(ListTenantsRequestSchema)` to create a new message.
+ */
+export declare const ListTenantsRequestSchema: GenMessage<ListTenantsRequest>;
+
+/**
+ * @generated from message simrs.identity.v1.ListTenantsResponse
+ */
+export declare type ListTenantsResponse = Message<"simrs.identity.v1.ListTenantsResponse"> & {
+  /**
+   * @generated from field: repeated simrs.identity.v1.Tenant tenants = 1;
+   */
+  tenants: Tenant[];
+};
+
+/**
+ * Describes the message simrs.identity.v1.ListTenantsResponse.
+ * Use `create(ListTenantsResponseSchema)` to create a new message.
+ */
+export declare const ListTenantsResponseSchema: GenMessage<ListTenantsResponse>;
+
+/**
+ * @generated from message simrs.identity.v1.InviteUserRequest
+ */
+export declare type InviteUserRequest = Message<"simrs.identity.v1.InviteUserRequest"> & {
+  /**
+   * @generated from field: simrs.identity.v1.UserRef actor = 1;
+   */
+  actor?: UserRef | undefined;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string role = 3;
+   */
+  role: string;
+
+  /**
+   * @generated from field: string name = 4;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message simrs.identity.v1.InviteUserRequest.
+ * Use `create(InviteUserRequestSchema)` to create a new message.
+ */
+export declare const InviteUserRequestSchema: GenMessage<InviteUserRequest>;
+
+/**
+ * @generated from message simrs.identity.v1.InviteUserResponse
+ */
+export declare type InviteUserResponse = Message<"simrs.identity.v1.InviteUserResponse"> & {
+  /**
+   * @generated from field: simrs.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message simrs.identity.v1.InviteUserResponse.
+ * Use `create(InviteUserResponseSchema)` to create a new message.
+ */
+export declare const InviteUserResponseSchema: GenMessage<InviteUserResponse>;
+
+/**
+ * @generated from message simrs.identity.v1.ChangeRoleRequest
+ */
+export declare type ChangeRoleRequest = Message<"simrs.identity.v1.ChangeRoleRequest"> & {
+  /**
+   * @generated from field: simrs.identity.v1.UserRef actor = 1;
+   */
+  actor?: UserRef | undefined;
+
+  /**
+   * @generated from field: simrs.identity.v1.UserRef user = 2;
+   */
+  user?: UserRef | undefined;
+
+  /**
+   * @generated from field: string role = 3;
+   */
+  role: string;
+};
+
+/**
+ * Describes the message simrs.identity.v1.ChangeRoleRequest.
+ * Use `create(ChangeRoleRequestSchema)` to create a new message.
+ */
+export declare const ChangeRoleRequestSchema: GenMessage<ChangeRoleRequest>;
+
+/**
+ * @generated from message simrs.identity.v1.ChangeRoleResponse
+ */
+export declare type ChangeRoleResponse = Message<"simrs.identity.v1.ChangeRoleResponse"> & {
+  /**
+   * @generated from field: simrs.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message simrs.identity.v1.ChangeRoleResponse.
+ * Use `create(ChangeRoleResponseSchema)` to create a new message.
+ */
+export declare const ChangeRoleResponseSchema: GenMessage<ChangeRoleResponse>;
+
+/**
+ * @generated from message simrs.identity.v1.DeactivateUserRequest
+ */
+export declare type DeactivateUserRequest = Message<"simrs.identity.v1.DeactivateUserRequest"> & {
+  /**
+   * @generated from field: simrs.identity.v1.UserRef actor = 1;
+   */
+  actor?: UserRef | undefined;
+
+  /**
+   * @generated from field: simrs.identity.v1.UserRef user = 2;
+   */
+  user?: UserRef | undefined;
+};
+
+/**
+ * Describes the message simrs.identity.v1.DeactivateUserRequest.
+ * Use `create(DeactivateUserRequestSchema)` to create a new message.
+ */
+export declare const DeactivateUserRequestSchema: GenMessage<DeactivateUserRequest>;
+
+/**
+ * @generated from message simrs.identity.v1.DeactivateUserResponse
+ */
+export declare type DeactivateUserResponse = Message<"simrs.identity.v1.DeactivateUserResponse"> & {
+  /**
+   * @generated from field: simrs.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+
+  /**
+   * How many live sessions were ended.
+   *
+   * @generated from field: int32 sessions_ended = 2;
+   */
+  sessionsEnded: number;
+};
+
+/**
+ * Describes the message simrs.identity.v1.DeactivateUserResponse.
+ * Use `create(DeactivateUserResponseSchema)` to create a new message.
+ */
+export declare const DeactivateUserResponseSchema: GenMessage<DeactivateUserResponse>;
+
+/**
+ * @generated from message simrs.identity.v1.ReactivateUserRequest
+ */
+export declare type ReactivateUserRequest = Message<"simrs.identity.v1.ReactivateUserRequest"> & {
+  /**
+   * @generated from field: simrs.identity.v1.UserRef actor = 1;
+   */
+  actor?: UserRef | undefined;
+
+  /**
+   * @generated from field: simrs.identity.v1.UserRef user = 2;
+   */
+  user?: UserRef | undefined;
+};
+
+/**
+ * Describes the message simrs.identity.v1.ReactivateUserRequest.
+ * Use `create(ReactivateUserRequestSchema)` to create a new message.
+ */
+export declare const ReactivateUserRequestSchema: GenMessage<ReactivateUserRequest>;
+
+/**
+ * @generated from message simrs.identity.v1.ReactivateUserResponse
+ */
+export declare type ReactivateUserResponse = Message<"simrs.identity.v1.ReactivateUserResponse"> & {
+  /**
+   * @generated from field: simrs.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message simrs.identity.v1.ReactivateUserResponse.
+ * Use `create(ReactivateUserResponseSchema)` to create a new message.
+ */
+export declare const ReactivateUserResponseSchema: GenMessage<ReactivateUserResponse>;
+
+/**
+ * @generated from message simrs.identity.v1.ListUsersRequest
+ */
+export declare type ListUsersRequest = Message<"simrs.identity.v1.ListUsersRequest"> & {
+  /**
+   * @generated from field: simrs.identity.v1.UserRef actor = 1;
+   */
+  actor?: UserRef | undefined;
+};
+
+/**
+ * Describes the message simrs.identity.v1.ListUsersRequest.
+ * Use `create(ListUsersRequestSchema)` to create a new message.
+ */
+export declare const ListUsersRequestSchema: GenMessage<ListUsersRequest>;
+
+/**
+ * @generated from message simrs.identity.v1.ListUsersResponse
+ */
+export declare type ListUsersResponse = Message<"simrs.identity.v1.ListUsersResponse"> & {
+  /**
+   * @generated from field: simrs.identity.v1.Tenant tenant = 1;
+   */
+  tenant?: Tenant | undefined;
+
+  /**
+   * @generated from field: repeated simrs.identity.v1.User users = 2;
+   */
+  users: User[];
+};
+
+/**
+ * Describes the message simrs.identity.v1.ListUsersResponse.
+ * Use `create(ListUsersResponseSchema)` to create a new message.
+ */
+export declare const ListUsersResponseSchema: GenMessage<ListUsersResponse>;
+
+/**
+ * IdentityService is what other services and operators ask of identity over the internal network.
  * Browser and OAuth traffic reaches identity over HTTP (Better Auth), never through here.
+ *
+ * The admin methods (all but ValidateSession) need the `authorization: Bearer <ADMIN_API_TOKEN>`
+ * metadata, or, when identity runs without ADMIN_API_TOKEN, a call from the loopback interface
+ * (the CLI inside the identity container). Tenant-scoped methods also name the acting user, who must
+ * be an active tenant_admin; the tenant acted on is always the acting user's own.
  *
  * @generated from service simrs.identity.v1.IdentityService
  */
@@ -114,6 +516,78 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof ValidateSessionRequestSchema;
     output: typeof ValidateSessionResponseSchema;
+  },
+  /**
+   * CreateTenant (platform operator) creates a hospital and its first tenant_admin, who is mailed an
+   * invitation. ALREADY_EXISTS when the tenant id or the address is taken.
+   *
+   * @generated from rpc simrs.identity.v1.IdentityService.CreateTenant
+   */
+  createTenant: {
+    methodKind: "unary";
+    input: typeof CreateTenantRequestSchema;
+    output: typeof CreateTenantResponseSchema;
+  },
+  /**
+   * ListTenants (platform operator) lists every tenant.
+   *
+   * @generated from rpc simrs.identity.v1.IdentityService.ListTenants
+   */
+  listTenants: {
+    methodKind: "unary";
+    input: typeof ListTenantsRequestSchema;
+    output: typeof ListTenantsResponseSchema;
+  },
+  /**
+   * InviteUser creates a user in the acting admin's tenant and mails them a sign-in link (inviting
+   * a pending user again re-sends it). PERMISSION_DENIED unless the actor is a tenant_admin.
+   *
+   * @generated from rpc simrs.identity.v1.IdentityService.InviteUser
+   */
+  inviteUser: {
+    methodKind: "unary";
+    input: typeof InviteUserRequestSchema;
+    output: typeof InviteUserResponseSchema;
+  },
+  /**
+   * ChangeRole sets a user's role; their cached sessions are re-validated with the new role.
+   *
+   * @generated from rpc simrs.identity.v1.IdentityService.ChangeRole
+   */
+  changeRole: {
+    methodKind: "unary";
+    input: typeof ChangeRoleRequestSchema;
+    output: typeof ChangeRoleResponseSchema;
+  },
+  /**
+   * DeactivateUser stops a user from signing in and ends every session of theirs at once.
+   *
+   * @generated from rpc simrs.identity.v1.IdentityService.DeactivateUser
+   */
+  deactivateUser: {
+    methodKind: "unary";
+    input: typeof DeactivateUserRequestSchema;
+    output: typeof DeactivateUserResponseSchema;
+  },
+  /**
+   * ReactivateUser lets a deactivated user sign in again (their old sessions stay ended).
+   *
+   * @generated from rpc simrs.identity.v1.IdentityService.ReactivateUser
+   */
+  reactivateUser: {
+    methodKind: "unary";
+    input: typeof ReactivateUserRequestSchema;
+    output: typeof ReactivateUserResponseSchema;
+  },
+  /**
+   * ListUsers lists the users of the acting admin's tenant.
+   *
+   * @generated from rpc simrs.identity.v1.IdentityService.ListUsers
+   */
+  listUsers: {
+    methodKind: "unary";
+    input: typeof ListUsersRequestSchema;
+    output: typeof ListUsersResponseSchema;
   },
 }>;
 

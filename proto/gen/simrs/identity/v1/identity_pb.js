@@ -9,7 +9,7 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file simrs/identity/v1/identity.proto.
  */
 export const file_simrs_identity_v1_identity = /*@__PURE__*/
-  fileDesc("CiBzaW1ycy9pZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxIRc2ltcnMuaWRlbnRpdHkudjEiLwoWVmFsaWRhdGVTZXNzaW9uUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkoKF1ZhbGlkYXRlU2Vzc2lvblJlc3BvbnNlEi8KCXByaW5jaXBhbBgBIAEoCzIcLnNpbXJzLmlkZW50aXR5LnYxLlByaW5jaXBhbCKkAQoJUHJpbmNpcGFsEg8KB3VzZXJfaWQYASABKAkSEQoJdGVuYW50X2lkGAIgASgJEgwKBHJvbGUYAyABKAkSEgoKc2Vzc2lvbl9pZBgEIAEoCRIRCgljbGllbnRfaWQYBSABKAkSDgoGc2NvcGVzGAYgAygJEi4KCmV4cGlyZXNfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMnsKD0lkZW50aXR5U2VydmljZRJoCg9WYWxpZGF0ZVNlc3Npb24SKS5zaW1ycy5pZGVudGl0eS52MS5WYWxpZGF0ZVNlc3Npb25SZXF1ZXN0Giouc2ltcnMuaWRlbnRpdHkudjEuVmFsaWRhdGVTZXNzaW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiBzaW1ycy9pZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxIRc2ltcnMuaWRlbnRpdHkudjEiLwoWVmFsaWRhdGVTZXNzaW9uUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkoKF1ZhbGlkYXRlU2Vzc2lvblJlc3BvbnNlEi8KCXByaW5jaXBhbBgBIAEoCzIcLnNpbXJzLmlkZW50aXR5LnYxLlByaW5jaXBhbCKkAQoJUHJpbmNpcGFsEg8KB3VzZXJfaWQYASABKAkSEQoJdGVuYW50X2lkGAIgASgJEgwKBHJvbGUYAyABKAkSEgoKc2Vzc2lvbl9pZBgEIAEoCRIRCgljbGllbnRfaWQYBSABKAkSDgoGc2NvcGVzGAYgAygJEi4KCmV4cGlyZXNfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIikKB1VzZXJSZWYSDwoHdXNlcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCSJZCgZUZW5hbnQSEQoJdGVuYW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAirQEKBFVzZXISDwoHdXNlcl9pZBgBIAEoCRIRCgl0ZW5hbnRfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEbmFtZRgEIAEoCRIMCgRyb2xlGAUgASgJEg4KBmFjdGl2ZRgGIAEoCBIWCg5lbWFpbF92ZXJpZmllZBgHIAEoCBIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJfChNDcmVhdGVUZW5hbnRSZXF1ZXN0EhEKCXRlbmFudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2FkbWluX2VtYWlsGAMgASgJEhIKCmFkbWluX25hbWUYBCABKAkiaQoUQ3JlYXRlVGVuYW50UmVzcG9uc2USKQoGdGVuYW50GAEgASgLMhkuc2ltcnMuaWRlbnRpdHkudjEuVGVuYW50EiYKBWFkbWluGAIgASgLMhcuc2ltcnMuaWRlbnRpdHkudjEuVXNlciIUChJMaXN0VGVuYW50c1JlcXVlc3QiQQoTTGlzdFRlbmFudHNSZXNwb25zZRIqCgd0ZW5hbnRzGAEgAygLMhkuc2ltcnMuaWRlbnRpdHkudjEuVGVuYW50ImkKEUludml0ZVVzZXJSZXF1ZXN0EikKBWFjdG9yGAEgASgLMhouc2ltcnMuaWRlbnRpdHkudjEuVXNlclJlZhINCgVlbWFpbBgCIAEoCRIMCgRyb2xlGAMgASgJEgwKBG5hbWUYBCABKAkiOwoSSW52aXRlVXNlclJlc3BvbnNlEiUKBHVzZXIYASABKAsyFy5zaW1ycy5pZGVudGl0eS52MS5Vc2VyInYKEUNoYW5nZVJvbGVSZXF1ZXN0EikKBWFjdG9yGAEgASgLMhouc2ltcnMuaWRlbnRpdHkudjEuVXNlclJlZhIoCgR1c2VyGAIgASgLMhouc2ltcnMuaWRlbnRpdHkudjEuVXNlclJlZhIMCgRyb2xlGAMgASgJIjsKEkNoYW5nZVJvbGVSZXNwb25zZRIlCgR1c2VyGAEgASgLMhcuc2ltcnMuaWRlbnRpdHkudjEuVXNlciJsChVEZWFjdGl2YXRlVXNlclJlcXVlc3QSKQoFYWN0b3IYASABKAsyGi5zaW1ycy5pZGVudGl0eS52MS5Vc2VyUmVmEigKBHVzZXIYAiABKAsyGi5zaW1ycy5pZGVudGl0eS52MS5Vc2VyUmVmIlcKFkRlYWN0aXZhdGVVc2VyUmVzcG9uc2USJQoEdXNlchgBIAEoCzIXLnNpbXJzLmlkZW50aXR5LnYxLlVzZXISFgoOc2Vzc2lvbnNfZW5kZWQYAiABKAUibAoVUmVhY3RpdmF0ZVVzZXJSZXF1ZXN0EikKBWFjdG9yGAEgASgLMhouc2ltcnMuaWRlbnRpdHkudjEuVXNlclJlZhIoCgR1c2VyGAIgASgLMhouc2ltcnMuaWRlbnRpdHkudjEuVXNlclJlZiI/ChZSZWFjdGl2YXRlVXNlclJlc3BvbnNlEiUKBHVzZXIYASABKAsyFy5zaW1ycy5pZGVudGl0eS52MS5Vc2VyIj0KEExpc3RVc2Vyc1JlcXVlc3QSKQoFYWN0b3IYASABKAsyGi5zaW1ycy5pZGVudGl0eS52MS5Vc2VyUmVmImYKEUxpc3RVc2Vyc1Jlc3BvbnNlEikKBnRlbmFudBgBIAEoCzIZLnNpbXJzLmlkZW50aXR5LnYxLlRlbmFudBImCgV1c2VycxgCIAMoCzIXLnNpbXJzLmlkZW50aXR5LnYxLlVzZXIylgYKD0lkZW50aXR5U2VydmljZRJoCg9WYWxpZGF0ZVNlc3Npb24SKS5zaW1ycy5pZGVudGl0eS52MS5WYWxpZGF0ZVNlc3Npb25SZXF1ZXN0Giouc2ltcnMuaWRlbnRpdHkudjEuVmFsaWRhdGVTZXNzaW9uUmVzcG9uc2USXwoMQ3JlYXRlVGVuYW50EiYuc2ltcnMuaWRlbnRpdHkudjEuQ3JlYXRlVGVuYW50UmVxdWVzdBonLnNpbXJzLmlkZW50aXR5LnYxLkNyZWF0ZVRlbmFudFJlc3BvbnNlElwKC0xpc3RUZW5hbnRzEiUuc2ltcnMuaWRlbnRpdHkudjEuTGlzdFRlbmFudHNSZXF1ZXN0GiYuc2ltcnMuaWRlbnRpdHkudjEuTGlzdFRlbmFudHNSZXNwb25zZRJZCgpJbnZpdGVVc2VyEiQuc2ltcnMuaWRlbnRpdHkudjEuSW52aXRlVXNlclJlcXVlc3QaJS5zaW1ycy5pZGVudGl0eS52MS5JbnZpdGVVc2VyUmVzcG9uc2USWQoKQ2hhbmdlUm9sZRIkLnNpbXJzLmlkZW50aXR5LnYxLkNoYW5nZVJvbGVSZXF1ZXN0GiUuc2ltcnMuaWRlbnRpdHkudjEuQ2hhbmdlUm9sZVJlc3BvbnNlEmUKDkRlYWN0aXZhdGVVc2VyEiguc2ltcnMuaWRlbnRpdHkudjEuRGVhY3RpdmF0ZVVzZXJSZXF1ZXN0Gikuc2ltcnMuaWRlbnRpdHkudjEuRGVhY3RpdmF0ZVVzZXJSZXNwb25zZRJlCg5SZWFjdGl2YXRlVXNlchIoLnNpbXJzLmlkZW50aXR5LnYxLlJlYWN0aXZhdGVVc2VyUmVxdWVzdBopLnNpbXJzLmlkZW50aXR5LnYxLlJlYWN0aXZhdGVVc2VyUmVzcG9uc2USVgoJTGlzdFVzZXJzEiMuc2ltcnMuaWRlbnRpdHkudjEuTGlzdFVzZXJzUmVxdWVzdBokLnNpbXJzLmlkZW50aXR5LnYxLkxpc3RVc2Vyc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message simrs.identity.v1.ValidateSessionRequest.
@@ -33,8 +33,132 @@ export const PrincipalSchema = /*@__PURE__*/
   messageDesc(file_simrs_identity_v1_identity, 2);
 
 /**
- * IdentityService is what other services ask of identity over the internal network.
+ * Describes the message simrs.identity.v1.UserRef.
+ * Use `create(UserRefSchema)` to create a new message.
+ */
+export const UserRefSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 3);
+
+/**
+ * Describes the message simrs.identity.v1.Tenant.
+ * Use `create(TenantSchema)` to create a new message.
+ */
+export const TenantSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 4);
+
+/**
+ * Describes the message simrs.identity.v1.User.
+ * Use `create(UserSchema)` to create a new message.
+ */
+export const UserSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 5);
+
+/**
+ * Describes the message simrs.identity.v1.CreateTenantRequest.
+ * Use `create(CreateTenantRequestSchema)` to create a new message.
+ */
+export const CreateTenantRequestSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 6);
+
+/**
+ * Describes the message simrs.identity.v1.CreateTenantResponse.
+ * Use `create(CreateTenantResponseSchema)` to create a new message.
+ */
+export const CreateTenantResponseSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 7);
+
+/**
+ * Describes the message simrs.identity.v1.ListTenantsRequest.
+ * Use `create(ListTenantsRequestSchema)` to create a new message.
+ */
+export const ListTenantsRequestSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 8);
+
+/**
+ * Describes the message simrs.identity.v1.ListTenantsResponse.
+ * Use `create(ListTenantsResponseSchema)` to create a new message.
+ */
+export const ListTenantsResponseSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 9);
+
+/**
+ * Describes the message simrs.identity.v1.InviteUserRequest.
+ * Use `create(InviteUserRequestSchema)` to create a new message.
+ */
+export const InviteUserRequestSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 10);
+
+/**
+ * Describes the message simrs.identity.v1.InviteUserResponse.
+ * Use `create(InviteUserResponseSchema)` to create a new message.
+ */
+export const InviteUserResponseSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 11);
+
+/**
+ * Describes the message simrs.identity.v1.ChangeRoleRequest.
+ * Use `create(ChangeRoleRequestSchema)` to create a new message.
+ */
+export const ChangeRoleRequestSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 12);
+
+/**
+ * Describes the message simrs.identity.v1.ChangeRoleResponse.
+ * Use `create(ChangeRoleResponseSchema)` to create a new message.
+ */
+export const ChangeRoleResponseSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 13);
+
+/**
+ * Describes the message simrs.identity.v1.DeactivateUserRequest.
+ * Use `create(DeactivateUserRequestSchema)` to create a new message.
+ */
+export const DeactivateUserRequestSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 14);
+
+/**
+ * Describes the message simrs.identity.v1.DeactivateUserResponse.
+ * Use `create(DeactivateUserResponseSchema)` to create a new message.
+ */
+export const DeactivateUserResponseSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 15);
+
+/**
+ * Describes the message simrs.identity.v1.ReactivateUserRequest.
+ * Use `create(ReactivateUserRequestSchema)` to create a new message.
+ */
+export const ReactivateUserRequestSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 16);
+
+/**
+ * Describes the message simrs.identity.v1.ReactivateUserResponse.
+ * Use `create(ReactivateUserResponseSchema)` to create a new message.
+ */
+export const ReactivateUserResponseSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 17);
+
+/**
+ * Describes the message simrs.identity.v1.ListUsersRequest.
+ * Use `create(ListUsersRequestSchema)` to create a new message.
+ */
+export const ListUsersRequestSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 18);
+
+/**
+ * Describes the message simrs.identity.v1.ListUsersResponse.
+ * Use `create(ListUsersResponseSchema)` to create a new message.
+ */
+export const ListUsersResponseSchema = /*@__PURE__*/
+  messageDesc(file_simrs_identity_v1_identity, 19);
+
+/**
+ * IdentityService is what other services and operators ask of identity over the internal network.
  * Browser and OAuth traffic reaches identity over HTTP (Better Auth), never through here.
+ *
+ * The admin methods (all but ValidateSession) need the `authorization: Bearer <ADMIN_API_TOKEN>`
+ * metadata, or, when identity runs without ADMIN_API_TOKEN, a call from the loopback interface
+ * (the CLI inside the identity container). Tenant-scoped methods also name the acting user, who must
+ * be an active tenant_admin; the tenant acted on is always the acting user's own.
  *
  * @generated from service simrs.identity.v1.IdentityService
  */
