@@ -1,19 +1,28 @@
 import { flag, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
 
-export const config = loadConfig(
-  z.object({
+export const configSchema = z
+  .object({
     HOST: z.string().default('0.0.0.0'),
     HTTP_PORT: port(4002),
-    /** The application role: owns no table, cannot bypass row-level security. */
+    /** The application role (e.g. records_app): owns no table, cannot bypass row-level security. */
     DATABASE_URL: urlWith('postgres', 'postgresql'),
-    /** The owner role, used only to migrate; defaults to DATABASE_URL for a single-role setup. */
+    /** The owner role: migrations (and the dev seed) only. Required when MIGRATE_ON_START is true. */
     MIGRATION_DATABASE_URL: urlWith('postgres', 'postgresql').optional(),
     MIGRATE_ON_START: flag(true),
-    /** Shared with the gateway only; signs the principal it forwards. */
+    DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+    /** Upper bound for one statement; a slow query answers 503 instead of holding a connection. */
+    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+    /** Shared with the gateway only; signs the principal it forwards. Also keys the list cursors. */
     PRINCIPAL_SECRET: z.string().min(32, 'must be at least 32 characters'),
     INTEGRATION_PREFIX: z.string().regex(/^\/[\w/-]*[\w-]$/, 'must look like /api/v1').default('/api/v1'),
     MAX_BODY_BYTES: z.coerce.number().int().positive().default(256 * 1024),
     LOG_LEVEL: logLevel,
-  }),
-);
-export type Config = typeof config;
+  })
+  .refine((env) => !env.MIGRATE_ON_START || env.MIGRATION_DATABASE_URL !== undefined, {
+    path: ['MIGRATION_DATABASE_URL'],
+    message: 'required while MIGRATE_ON_START is true (the owner role migrates; DATABASE_URL is the application role)',
+  });
+
+export type Config = z.infer<typeof configSchema>;
+
+export const loadRecordsConfig = (env: NodeJS.ProcessEnv = process.env): Config => loadConfig(configSchema, env);

@@ -1,19 +1,34 @@
-import { createPool, migrate } from '@simrs/platform/db';
 import { markDraining } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
-import { config } from './config.ts';
+import { loadRecordsConfig } from './config.ts';
+import { createAppPool } from './db.ts';
 import { log } from './log.ts';
-import { migrationsDir } from './migrate.ts';
+import { migrateRecords } from './migrate.ts';
+import { assertAppRole } from './roles.ts';
 import { createRecordsServer } from './server.ts';
 
-if (config.MIGRATE_ON_START) {
-  const owner = createPool(config.MIGRATION_DATABASE_URL ?? config.DATABASE_URL, { max: 1 });
-  await migrate(owner, migrationsDir, log);
-  await owner.end();
+const config = loadRecordsConfig();
+
+try {
+  if (config.MIGRATE_ON_START) await migrateRecords(config.MIGRATION_DATABASE_URL!, config.DATABASE_URL, log);
+} catch (err) {
+  console.error(`records: migration failed: ${(err as Error).message}`);
+  process.exit(1);
 }
-const pool = createPool(config.DATABASE_URL);
-const server = createRecordsServer(config, { postgres: () => pool.query('select 1') });
-server.listen(config.HTTP_PORT, config.HOST, () => log.info({ port: config.HTTP_PORT }, 'records listening'));
+
+const pool = createAppPool(config.DATABASE_URL, { max: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS });
+try {
+  // Fail closed: a role that could read across tenants (superuser, BYPASSRLS, table owner) is refused.
+  await assertAppRole(pool);
+} catch (err) {
+  console.error(`records: ${(err as Error).message}`);
+  await pool.end();
+  process.exit(1);
+}
+
+const server = createRecordsServer(config, { pool, checks: { postgres: () => pool.query('select 1') } });
+server.keepAliveTimeout = 65_000;
+server.listen(config.HTTP_PORT, config.HOST, () => log.info({ port: config.HTTP_PORT, prefix: config.INTEGRATION_PREFIX }, 'records listening'));
 
 handleSignals(log);
 onShutdown('stop accepting', () => markDraining());

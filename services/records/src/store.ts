@@ -1,0 +1,258 @@
+// The records data access object, built once per request for the caller's tenant (see trpc.ts).
+// Every read and write of patient data appends its audit row in the same transaction, usually in
+// the same statement (a data-modifying CTE), so that there is no access without its trace and no
+// trace of an access that was rolled back.
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import type { Cursors } from './cursor.ts';
+import type { TenantDb } from './db.ts';
+import { badInput } from './errors.ts';
+import { nikMismatch } from './nik.ts';
+import { COLUMNS, normalizePhone } from './pasien.ts';
+import type { CreatePasienInput, ListPasienInput, Pasien, PasienFieldName, UpdatePasienInput } from './pasien.ts';
+
+export interface Actor {
+  userId: string;
+  role: string;
+  clientId?: string | undefined;
+  requestId: string;
+  traceId?: string | undefined;
+}
+
+export const AUDIT_ACTIONS = ['pasien.list', 'pasien.get', 'pasien.create', 'pasien.update', 'pasien.archive', 'audit.list'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const auditListInput = z
+  .strictObject(
+    {
+      action: z.enum(AUDIT_ACTIONS, { error: `action must be one of ${AUDIT_ACTIONS.join(', ')}` }).optional(),
+      actorUserId: z.string({ error: 'actorUserId must be text' }).min(1).max(200).regex(/^[\w.@:-]+$/, 'actorUserId contains characters that are not allowed').optional(),
+      pasienId: z.string({ error: 'pasienId must be a patient id (UUID)' }).uuid('pasienId must be a patient id (UUID)').optional(),
+      from: z.iso.datetime({ offset: true, error: 'from must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
+      to: z.iso.datetime({ offset: true, error: 'to must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
+      cursor: z.string({ error: 'cursor must be text' }).max(512, 'cursor is too long').optional(),
+      limit: z.coerce.number({ error: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(200, 'limit must be at most 200').default(50),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : 'input must be an object') },
+  )
+  .optional()
+  .default({ limit: 50 });
+export type AuditListInput = z.infer<typeof auditListInput>;
+
+export const auditEntry = z.object({
+  id: z.number().int(),
+  occurredAt: z.string(),
+  actorUserId: z.string(),
+  actorRole: z.string(),
+  clientId: z.string().nullable(),
+  action: z.string(),
+  pasienIds: z.array(z.string()),
+  requestId: z.string().nullable(),
+  traceId: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()),
+});
+export type AuditEntry = z.infer<typeof auditEntry>;
+
+const TIMESTAMPS = new Set(['createdAt', 'updatedAt', 'archivedAt']);
+const SELECT_PASIEN = (alias: string) =>
+  Object.entries(COLUMNS)
+    .map(([field, column]) => (field === 'id' ? `${alias}.id::text as "id"` : `${alias}.${column} as "${field}"`))
+    .join(', ');
+
+type Row = Record<string, unknown>;
+
+function toPasien(row: Row): Pasien {
+  const out: Row = {};
+  for (const field of Object.keys(COLUMNS)) {
+    const value = row[field];
+    out[field] = TIMESTAMPS.has(field) && value instanceof Date ? value.toISOString() : value;
+  }
+  return out as Pasien;
+}
+
+/** SQL parameters collected as the statement is built: p(value) returns its placeholder. */
+function params() {
+  const values: unknown[] = [];
+  return { values, p: (value: unknown) => (values.push(value), `$${values.length}`) };
+}
+
+const NOT_FOUND = () => new TRPCError({ code: 'NOT_FOUND', message: 'patient not found' });
+
+export function recordsStore(db: TenantDb, actor: Actor, cursors: Cursors) {
+  /** The audit INSERT as a CTE body; `ids` is an SQL expression of type uuid[]. */
+  const auditInsert = (p: (v: unknown) => string, action: AuditAction, ids: string, details: Record<string, unknown>) =>
+    `insert into records.audit_log (actor_user_id, actor_role, client_id, action, pasien_ids, request_id, trace_id, details)
+     select ${p(actor.userId)}, ${p(actor.role)}, ${p(actor.clientId ?? null)}, ${p(action)}, ${ids}, ${p(actor.requestId || null)}, ${p(actor.traceId ?? null)}, ${p(JSON.stringify(details))}::jsonb`;
+
+  const usedFilters = (input: Record<string, unknown>, keys: string[]) => keys.filter((k) => input[k] !== undefined);
+
+  return {
+    async listPasien(input: ListPasienInput): Promise<{ items: Pasien[]; nextCursor: string | null }> {
+      const { values, p } = params();
+      const where: string[] = [];
+      if (input.status !== 'all') where.push(`p.status = ${p(input.status)}`);
+      if (input.nik) where.push(`p.nik = ${p(input.nik)}`);
+      if (input.noRm) where.push(`p.no_rm = ${p(input.noRm.padStart(8, '0'))}`);
+      if (input.tanggalLahir) where.push(`p.tanggal_lahir = ${p(input.tanggalLahir)}::date`);
+      const byName = input.q !== undefined && !input.nik && !input.noRm;
+      const kind = byName ? 'pasien.nama' : 'pasien.rm';
+      let from: string;
+      let order: string;
+      let keys: string;
+      if (byName) {
+        const term = `records.name_key(${p(input.q)})`;
+        from = 'records.pasien_nama t join records.pasien p on p.id = t.pasien_id';
+        where.push(`t.kunci >= ${term}`, `t.kunci < ${term} || chr(1114111)`, `strpos(' ' || t.nama_key, ' ' || ${term}) = t.posisi`);
+        if (input.cursor) {
+          const [k, id] = cursors.open(input.cursor, kind, db.tenantId);
+          where.push(`(t.kunci, t.pasien_id) > (${p(String(k))}, ${p(String(id))}::uuid)`);
+        }
+        order = 't.kunci, t.pasien_id';
+        keys = 't.kunci as "_k1", t.pasien_id::text as "_k2"';
+      } else {
+        from = 'records.pasien p';
+        if (input.q !== undefined) {
+          const term = `records.name_key(${p(input.q)})`;
+          where.push(
+            `exists (select 1 from records.pasien_nama t where t.pasien_id = p.id and t.kunci >= ${term} and t.kunci < ${term} || chr(1114111))`,
+          );
+        }
+        if (input.cursor) {
+          const [k] = cursors.open(input.cursor, kind, db.tenantId);
+          where.push(`p.no_rm < ${p(String(k))}`);
+        }
+        order = 'p.no_rm desc';
+        keys = 'p.no_rm as "_k1"';
+      }
+      const limit = p(input.limit);
+      const page = `select ${SELECT_PASIEN('p')}, ${keys} from ${from} ${where.length ? `where ${where.join(' and ')}` : ''} order by ${order} limit ${limit} + 1`;
+      const finalOrder = byName ? '"_k1", "_k2"' : '"_k1" desc';
+      const details = { filters: usedFilters(input, ['q', 'noRm', 'nik', 'tanggalLahir', 'cursor']), status: input.status };
+      const sql = `with page as (${page}),
+        audit as (${auditInsert(p, 'pasien.list', `coalesce((select array_agg(s.id::uuid) from (select "id" as id from page order by ${finalOrder} limit ${limit}) s), '{}')`, details)})
+        select * from page order by ${finalOrder}`;
+      const rows = await db.one<Row>(sql, values);
+      const more = rows.length > input.limit;
+      const items = rows.slice(0, input.limit);
+      const last = items[items.length - 1];
+      const nextCursor = more && last ? cursors.seal(kind, db.tenantId, byName ? [String(last._k1), String(last._k2)] : [String(last._k1)]) : null;
+      return { items: items.map(toPasien), nextCursor };
+    },
+
+    async getPasien(id: string): Promise<Pasien> {
+      const { values, p } = params();
+      const sql = `with found as (select ${SELECT_PASIEN('p')} from records.pasien p where p.id = ${p(id)}::uuid),
+        audit as (${auditInsert(p, 'pasien.get', 'array[found.id::uuid]', {})} from found)
+        select * from found`;
+      const rows = await db.one<Row>(sql, values);
+      if (!rows[0]) throw NOT_FOUND();
+      return toPasien(rows[0]);
+    },
+
+    async createPasien(input: CreatePasienInput): Promise<Pasien> {
+      const { values, p } = params();
+      const fields = Object.keys(input) as PasienFieldName[];
+      const columns = fields.map((f) => COLUMNS[f]);
+      const exprs = fields.map((f) => {
+        const raw = input[f];
+        const value = typeof raw === 'string' ? (f === 'telepon' ? normalizePhone(raw) : raw.normalize('NFC')) : raw;
+        return f === 'tanggalLahir' ? `${p(value)}::date` : p(value);
+      });
+      const sql = `with n as (
+          insert into records.rm_counter as c (tenant_id, last_value) values (records.current_tenant(), 1)
+          on conflict (tenant_id) do update set last_value = c.last_value + 1 returning last_value),
+        created as (
+          insert into records.pasien as p (no_rm, created_by, updated_by, ${columns.join(', ')})
+          select lpad(n.last_value::text, 8, '0'), ${p(actor.userId)}, ${p(actor.userId)}, ${exprs.join(', ')} from n
+          returning ${SELECT_PASIEN('p')}),
+        audit as (${auditInsert(p, 'pasien.create', 'array[created.id::uuid]', { fields })} from created)
+        select * from created`;
+      const rows = await db.one<Row>(sql, values);
+      return toPasien(rows[0]!);
+    },
+
+    async updatePasien(input: UpdatePasienInput): Promise<Pasien> {
+      const { id, expectedVersion, ...changes } = input;
+      return db.tx(async (q) => {
+        const current = (await q.query<Row>(`select ${SELECT_PASIEN('p')} from records.pasien p where p.id = $1::uuid for update`, [id]))[0];
+        if (!current) throw NOT_FOUND();
+        if (current.status === 'archived') throw new TRPCError({ code: 'CONFLICT', message: 'patient is archived and cannot be changed' });
+        if (expectedVersion !== undefined && expectedVersion !== current.version) {
+          throw new TRPCError({ code: 'CONFLICT', message: `patient was changed meanwhile (version ${String(current.version)}, expected ${expectedVersion})` });
+        }
+        const merged = { ...current, ...changes } as Row;
+        if (changes.nik !== undefined || changes.tanggalLahir !== undefined || changes.jenisKelamin !== undefined) {
+          const problem = nikMismatch(String(merged.nik), String(merged.tanggalLahir), merged.jenisKelamin as 'L' | 'P');
+          if (problem) throw badInput({ nik: [problem] });
+        }
+        const { values, p } = params();
+        const fields = (Object.keys(changes) as PasienFieldName[]).filter((f) => changes[f] !== undefined);
+        const sets = fields.map((f) => {
+          const raw = changes[f];
+          const value = typeof raw === 'string' ? (f === 'telepon' ? normalizePhone(raw) : raw.normalize('NFC')) : raw;
+          return `${COLUMNS[f]} = ${p(value)}${f === 'tanggalLahir' ? '::date' : ''}`;
+        });
+        const changed = fields.filter((f) => String(changes[f]) !== String(current[f]));
+        const sql = `with updated as (
+            update records.pasien p set ${[...sets, 'version = p.version + 1', 'updated_at = now()', `updated_by = ${p(actor.userId)}`].join(', ')}
+            where p.id = ${p(id)}::uuid returning ${SELECT_PASIEN('p')}),
+          audit as (${auditInsert(p, 'pasien.update', 'array[updated.id::uuid]', { fields: changed })} from updated)
+          select * from updated`;
+        const rows = await q.query<Row>(sql, values);
+        return toPasien(rows[0]!);
+      });
+    },
+
+    async archivePasien(id: string, reason: string): Promise<Pasien> {
+      const { values, p } = params();
+      const sql = `with archived as (
+          update records.pasien p set status = 'archived', archived_at = now(), archive_reason = ${p(reason.normalize('NFC'))},
+            version = p.version + 1, updated_at = now(), updated_by = ${p(actor.userId)}
+          where p.id = ${p(id)}::uuid and p.status = 'active' returning ${SELECT_PASIEN('p')}),
+        audit as (${auditInsert(p, 'pasien.archive', 'array[archived.id::uuid]', {})} from archived)
+        select * from archived`;
+      const rows = await db.one<Row>(sql, values);
+      if (rows[0]) return toPasien(rows[0]);
+      const exists = await db.one('select 1 from records.pasien where id = $1::uuid', [id]);
+      if (exists.length === 0) throw NOT_FOUND();
+      throw new TRPCError({ code: 'CONFLICT', message: 'patient is already archived' });
+    },
+
+    async listAudit(input: AuditListInput): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
+      const { values, p } = params();
+      const where: string[] = [];
+      if (input.action) where.push(`a.action = ${p(input.action)}`);
+      if (input.actorUserId) where.push(`a.actor_user_id = ${p(input.actorUserId)}`);
+      if (input.pasienId) where.push(`a.pasien_ids @> array[${p(input.pasienId)}::uuid]`);
+      if (input.from) where.push(`a.occurred_at >= ${p(input.from)}::timestamptz`);
+      if (input.to) where.push(`a.occurred_at < ${p(input.to)}::timestamptz`);
+      if (input.cursor) where.push(`a.id < ${p(Number(cursors.open(input.cursor, 'audit', db.tenantId)[0]))}`);
+      const limit = p(input.limit);
+      const details = { filters: usedFilters(input, ['action', 'actorUserId', 'pasienId', 'from', 'to', 'cursor']) };
+      const sql = `with page as (
+          select a.id, a.occurred_at, a.actor_user_id, a.actor_role, a.client_id, a.action, a.pasien_ids::text[] as pasien_ids,
+                 a.request_id, a.trace_id, a.details
+          from records.audit_log a ${where.length ? `where ${where.join(' and ')}` : ''} order by a.id desc limit ${limit} + 1),
+        audit as (${auditInsert(p, 'audit.list', "'{}'::uuid[]", details)})
+        select * from page order by id desc`;
+      const rows = await db.one<Row>(sql, values);
+      const more = rows.length > input.limit;
+      const items = rows.slice(0, input.limit).map((r) => ({
+        id: Number(r.id),
+        occurredAt: (r.occurred_at as Date).toISOString(),
+        actorUserId: String(r.actor_user_id),
+        actorRole: String(r.actor_role),
+        clientId: (r.client_id as string | null) ?? null,
+        action: String(r.action),
+        pasienIds: r.pasien_ids as string[],
+        requestId: (r.request_id as string | null) ?? null,
+        traceId: (r.trace_id as string | null) ?? null,
+        details: r.details as Record<string, unknown>,
+      }));
+      const last = items[items.length - 1];
+      return { items, nextCursor: more && last ? cursors.seal('audit', db.tenantId, [last.id]) : null };
+    },
+  };
+}
+
+export type RecordsStore = ReturnType<typeof recordsStore>;

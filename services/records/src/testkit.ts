@@ -1,0 +1,152 @@
+// Test support for the database-backed tests: a throwaway database, the real records process
+// connected as the application role, principals signed like the gateway signs them, and small
+// tRPC/REST callers. Not imported by production code.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { signPrincipal } from '@simrs/platform/principal';
+import type { Principal } from '@simrs/platform/principal';
+import { SESSION_SCOPES } from '@simrs/platform/roles';
+import type { Role } from '@simrs/platform/roles';
+import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
+import type { ServiceProcess } from '@simrs/platform/testing';
+import { makeNik } from './nik.ts';
+
+export interface Reply<T = unknown> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RecordsUnderTest {
+  url: string;
+  ownerUrl: string;
+  appUrl: string;
+  secret: string;
+  prefix: string;
+  proc: ServiceProcess;
+  /** Owner connection for assertions (superuser in tests: bypasses RLS). */
+  owner: pg.Client;
+  principal(tenantId: string, role: Role | string, overrides?: Partial<Principal>): Promise<string>;
+  query<T = unknown>(path: string, input: unknown, principal?: string, headers?: Record<string, string>): Promise<Reply<T>>;
+  mutate<T = unknown>(path: string, input: unknown, principal?: string, headers?: Record<string, string>): Promise<Reply<T>>;
+  rest<T = unknown>(method: string, path: string, opts?: { body?: unknown; raw?: string; principal?: string; headers?: Record<string, string> }): Promise<Reply<T>>;
+  stop(): Promise<void>;
+}
+
+export function appUrlFor(ownerUrl: string): string {
+  const url = new URL(ownerUrl);
+  url.username = 'records_app';
+  url.password = 'records_app';
+  return url.toString();
+}
+
+async function reply<T>(res: Response): Promise<Reply<T>> {
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: body as T, headers: res.headers };
+}
+
+export async function startRecords(label: string, env: Record<string, string> = {}): Promise<RecordsUnderTest> {
+  const db = await throwawayDatabase(`records_${label}`);
+  const port = await freePort();
+  const secret = randomBytes(32).toString('hex');
+  const prefix = env.INTEGRATION_PREFIX ?? '/api/v1';
+  const appUrl = appUrlFor(db.url);
+  const proc = startService('records', 'services/records', {
+    HOST: '127.0.0.1',
+    HTTP_PORT: String(port),
+    DATABASE_URL: appUrl,
+    MIGRATION_DATABASE_URL: db.url,
+    PRINCIPAL_SECRET: secret,
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForReady(`${url}/readyz`, 30_000);
+  } catch (err) {
+    await proc.stop();
+    await db.drop();
+    throw new Error(`records did not start: ${(err as Error).message}\n${proc.lines.join('\n')}`, { cause: err });
+  }
+  const owner = new pg.Client({ connectionString: db.url });
+  await owner.connect();
+
+  const withPrincipal = (principal?: string, headers: Record<string, string> = {}) => ({
+    ...(principal ? { 'x-simrs-principal': principal } : {}),
+    ...headers,
+  });
+
+  return {
+    url,
+    ownerUrl: db.url,
+    appUrl,
+    secret,
+    prefix,
+    proc,
+    owner,
+    principal(tenantId, role, overrides = {}) {
+      const scopes = overrides.scopes ?? [...(SESSION_SCOPES[role as Role] ?? ['simrs:read', 'simrs:write'])];
+      return signPrincipal({ userId: `${role}@${tenantId}`, tenantId, role, sessionId: 'sess-1', ...overrides, scopes }, secret);
+    },
+    async query(path, input, principal, headers) {
+      const qs = input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`;
+      return reply(await fetch(`${url}/trpc/${path}${qs}`, { headers: withPrincipal(principal, headers) }));
+    },
+    async mutate(path, input, principal, headers) {
+      return reply(
+        await fetch(`${url}/trpc/${path}`, {
+          method: 'POST',
+          headers: withPrincipal(principal, { 'content-type': 'application/json', ...headers }),
+          body: JSON.stringify(input),
+        }),
+      );
+    },
+    async rest(method, path, opts = {}) {
+      const body = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+      return reply(
+        await fetch(`${url}${prefix}${path}`, {
+          method,
+          headers: withPrincipal(opts.principal, { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers }),
+          ...(body !== undefined ? { body } : {}),
+        }),
+      );
+    },
+    async stop() {
+      await owner.end().catch(() => {});
+      await proc.stop();
+      await db.drop();
+    },
+  };
+}
+
+let serial = 0;
+/** A valid registration for a patient; `n` varies the NIK and name. */
+export function newPasien(n = ++serial, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const female = n % 2 === 0;
+  const tanggalLahir = `19${String(50 + (n % 49)).padStart(2, '0')}-${String(1 + (n % 12)).padStart(2, '0')}-${String(1 + (n % 28)).padStart(2, '0')}`;
+  const jenisKelamin = female ? 'P' : 'L';
+  return {
+    nik: makeNik({ province: '32', regency: 73, district: 1 + (n % 30), tanggalLahir, jenisKelamin, serial: 1 + (n % 9999) }),
+    nama: female ? `Siti Test ${['Aminah', 'Rahayu', 'Lestari', 'Wulandari'][n % 4]}` : `Budi Test ${['Santoso', 'Prasetyo', 'Hidayat', 'Saputra'][n % 4]}`,
+    tempatLahir: 'Bandung',
+    tanggalLahir,
+    jenisKelamin,
+    alamat: `Jl. Merdeka No. ${n}`,
+    kotaKabupaten: 'Kota Bandung',
+    provinsi: 'Jawa Barat',
+    telepon: '0812-3456-7890',
+    ...overrides,
+  };
+}
+
+/** Rows of a table as the owner sees them (all tenants). */
+export async function countRows(owner: pg.Client, table: string, where = 'true', values: unknown[] = []): Promise<number> {
+  const { rows } = await owner.query<{ n: number }>(`select count(*)::int as n from ${table} where ${where}`, values);
+  return rows[0]!.n;
+}
