@@ -1,0 +1,53 @@
+// Debian's Chromium driven by playwright-core (no browser download), as DESIGN.md describes, with a
+// WebAuthn virtual authenticator over CDP for passkey tests.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export async function launchBrowser(): Promise<{ browser: Browser; close(): Promise<void> }> {
+  const profile = mkdtempSync(join(tmpdir(), 'simrs-chromium-'));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, `--user-data-dir=${profile}`], ignoreDefaultArgs: ['--headless'] });
+  return {
+    browser,
+    async close() {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Adds a platform authenticator (ctap2, internal, resident keys, user verification) to the page. */
+export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<{ credentials(): Promise<unknown[]> }> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return {
+    async credentials() {
+      return (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
+    },
+  };
+}
