@@ -7,7 +7,8 @@
 //
 // Before migrating, provisionAppRole() makes sure `records_app` exists and that the DATABASE_URL user
 // can use it: when that user is missing and the owner may create roles, it is created with the
-// password from DATABASE_URL (never altered afterwards: rotating it is an operator's job). At start,
+// password from DATABASE_URL (and that password is set again on every run, so rotating the secret
+// rotates the password). At start,
 // assertAppRole() refuses to run when DATABASE_URL names a role that could see across tenants.
 import pg from 'pg';
 import type { Pool } from '@simrs/platform/db';
@@ -56,9 +57,22 @@ export async function provisionAppRole(owner: Pool, appUrl: string): Promise<voi
   const exists = async (name: string) => ((await owner.query('select 1 from pg_roles where rolname = $1', [name])).rowCount ?? 0) > 0;
   const password = app.password === undefined ? '' : ` password ${pg.escapeLiteral(app.password)}`;
 
+  // The password in DATABASE_URL is the truth: set it whenever it is given (the owner needs
+  // CREATEROLE for that; when it lacks it, the role is a DBA's to manage and is left alone).
+  const setPassword = async (name: string) => {
+    if (app.password === undefined) return;
+    try {
+      await retryOnRace(() => owner.query(`alter role ${pg.escapeIdentifier(name)} login${password}`));
+    } catch (err) {
+      if ((err as { code?: string }).code !== '42501') throw err;
+    }
+  };
+
   if (!(await exists(APP_GROUP_ROLE))) {
     const login = app.user === APP_GROUP_ROLE ? `login${password}` : 'nologin';
     await retryOnRace(() => owner.query(`create role ${APP_GROUP_ROLE} ${login} nosuperuser nobypassrls nocreatedb nocreaterole`));
+  } else if (app.user === APP_GROUP_ROLE) {
+    await setPassword(APP_GROUP_ROLE);
   }
   if (app.user === APP_GROUP_ROLE) return;
 
@@ -70,6 +84,10 @@ export async function provisionAppRole(owner: Pool, appUrl: string): Promise<voi
     );
     return;
   }
+  // Never touch a privileged role; assertAppRole() refuses to run as one anyway.
+  const privileged = await owner.query('select 1 from pg_roles where rolname = $1 and (rolsuper or rolbypassrls)', [app.user]);
+  if ((privileged.rowCount ?? 0) > 0) return;
+  await setPassword(app.user);
   const member = await owner.query('select pg_has_role($1, $2, $3) as m', [app.user, APP_GROUP_ROLE, 'usage']);
   if (!member.rows[0]?.m) await retryOnRace(() => owner.query(`grant ${APP_GROUP_ROLE} to ${pg.escapeIdentifier(app.user)}`));
 }
