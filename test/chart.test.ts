@@ -1,0 +1,550 @@
+// charts/simrs: renders it with the default values, every deploy/values-*.yaml and every `helm
+// install` command of its README, then checks every rendered object against the Kubernetes schemas
+// (unknown fields included), the security and availability policy, and that the NetworkPolicies
+// allow exactly the calls the services are configured to make: the call graph is derived from the
+// upstream addresses in the rendered Deployments, not copied from the chart.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
+import { Ajv } from 'ajv';
+import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import type { IContainer } from 'kubernetes-models/v1/Container';
+import type { IPodTemplateSpec } from 'kubernetes-models/v1/PodTemplateSpec';
+import type { IService } from 'kubernetes-models/v1/Service';
+import type { IServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
+import type { IJob } from 'kubernetes-models/batch/v1/Job';
+import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import type { K8sObject, Values } from './support/helm.ts';
+import {
+  UnknownFieldChecker,
+  applySet,
+  chartDir,
+  mergeValues,
+  readYaml,
+  readmeInstallCommands,
+  render,
+  renderer,
+  repoRoot,
+  validateModel,
+} from './support/helm.ts';
+
+// ---- scenarios -------------------------------------------------------------------------------------
+
+interface Scenario {
+  name: string;
+  release: string;
+  namespace: string;
+  args: string[];
+  values: Values;
+  objects: K8sObject[];
+}
+
+const chartValues = readYaml('charts/simrs/values.yaml');
+const schema = JSON.parse(readFileSync(path.join(chartDir, 'values.schema.json'), 'utf8')) as SchemaNode;
+const deployFiles = readdirSync(path.join(repoRoot, 'deploy'))
+  .filter((f) => /^values-.+\.yaml$/.test(f))
+  .map((f) => `deploy/${f}`);
+
+const readmeCommands = readmeInstallCommands(path.join(chartDir, 'README.md'));
+
+const scenarios: Scenario[] = [
+  { name: 'default values', release: 'simrs', namespace: 'simrs', args: [], values: chartValues },
+  ...deployFiles.map((file) => ({
+    name: file,
+    release: 'simrs',
+    namespace: 'simrs',
+    args: ['-f', file],
+    values: mergeValues(chartValues, readYaml(file)),
+  })),
+  {
+    name: 'another release and namespace, migrations off',
+    release: 'rs',
+    namespace: 'hospital-a',
+    args: ['-f', 'deploy/values-production.yaml', '--set', 'migrations.enabled=false'],
+    values: applySet(mergeValues(chartValues, readYaml('deploy/values-production.yaml')), 'migrations.enabled=false'),
+  },
+  ...readmeCommands.map((c, i) => {
+    let values = c.files.reduce((v, f) => mergeValues(v, readYaml(f)), chartValues);
+    for (const s of c.sets) values = applySet(values, s.assignment, s.flag === '--set-string');
+    const args = [...c.files.flatMap((f) => ['-f', f]), ...c.sets.flatMap((s) => [s.flag, s.assignment])];
+    return { name: `README command ${i + 1}`, release: c.release, namespace: c.namespace, args, values };
+  }),
+].map((s) => ({ ...s, objects: render(s.release, s.namespace, s.args) }));
+
+// ---- helpers -----------------------------------------------------------------------------------------
+
+type Labels = Record<string, string>;
+interface Selector {
+  matchLabels?: Labels;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+}
+
+function matches(selector: Selector | undefined, labels: Labels = {}): boolean {
+  if (!selector) return false;
+  const byLabels = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  return (
+    byLabels &&
+    (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
+      if (operator === 'In') return key in labels && values.includes(labels[key]!);
+      if (operator === 'NotIn') return !(key in labels) || !values.includes(labels[key]!);
+      if (operator === 'Exists') return key in labels;
+      return !(key in labels);
+    })
+  );
+}
+
+const ofKind = <T>(s: Scenario, kind: string): Array<T & K8sObject> => s.objects.filter((o) => o.kind === kind) as Array<T & K8sObject>;
+const componentOf = (o: { metadata?: { labels?: Labels } }): string => o.metadata?.labels?.['app.kubernetes.io/component'] ?? '';
+
+interface Pod {
+  owner: string;
+  kind: 'Deployment' | 'Job';
+  component: string;
+  labels: Labels;
+  template: IPodTemplateSpec;
+  /** Literal environment (env values and envFrom ConfigMaps) and the names fed from Secrets. */
+  env: Map<string, string>;
+  secretEnv: Set<string>;
+  ports: Map<string, number>;
+}
+
+function podsOf(s: Scenario): Pod[] {
+  const configMaps = new Map(ofKind<IConfigMap>(s, 'ConfigMap').map((c) => [c.metadata.name, c.data ?? {}]));
+  const workloads = [...ofKind<IDeployment>(s, 'Deployment'), ...ofKind<IJob>(s, 'Job')];
+  return workloads.map((w) => {
+    const template = w.spec!.template;
+    const env = new Map<string, string>();
+    const secretEnv = new Set<string>();
+    const ports = new Map<string, number>();
+    for (const c of template.spec!.containers) {
+      for (const from of c.envFrom ?? []) for (const [k, v] of Object.entries(configMaps.get(from.configMapRef?.name ?? '') ?? {})) env.set(k, v);
+      for (const e of c.env ?? []) {
+        if (e.value !== undefined) env.set(e.name, e.value);
+        if (e.valueFrom?.secretKeyRef) secretEnv.add(e.name);
+      }
+      for (const p of c.ports ?? []) ports.set(p.name ?? String(p.containerPort), p.containerPort);
+    }
+    const labels = (template.metadata?.labels ?? {}) as Labels;
+    return { owner: w.metadata.name, kind: w.kind as Pod['kind'], component: componentOf(template), labels, template, env, secretEnv, ports };
+  });
+}
+
+/** Where an address like `http://simrs-identity:4001` or `simrs-identity.ns.svc:50051` lands. */
+function resolveUpstream(s: Scenario, pods: Pod[], value: string): Array<{ component: string; port: number }> | undefined {
+  const m = /^(?:[a-z][a-z0-9+.-]*:\/\/)?([a-z0-9.-]+):(\d+)(?:[/?#].*)?$/i.exec(value);
+  if (!m) return undefined;
+  const [name, ns = s.namespace, svc = 'svc'] = m[1]!.split('.');
+  if (ns !== s.namespace || svc !== 'svc') return undefined;
+  const service = ofKind<IService>(s, 'Service').find((x) => x.metadata.name === name);
+  if (!service) return undefined;
+  const port = service.spec!.ports!.find((p) => p.port === Number(m[2]));
+  assert.ok(port, `${value}: Service ${name} has no port ${m[2]}`);
+  const target = port.targetPort ?? port.port;
+  return pods
+    .filter((p) => p.kind === 'Deployment' && matches({ matchLabels: service.spec!.selector as Labels }, p.labels))
+    .map((p) => ({ component: p.component, port: typeof target === 'number' ? target : p.ports.get(target)! }));
+}
+
+/** External dependencies, recognised by the contract's variable names. */
+const NEEDS: Record<string, string> = {
+  DATABASE_URL: 'postgres',
+  MIGRATION_DATABASE_URL: 'postgres',
+  REDIS_URL: 'redis',
+  SMTP_URL: 'smtp',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'otelCollector',
+};
+
+function expectedOutside(pod: Pod): string[] {
+  const needs = new Set(['dns']);
+  for (const name of [...pod.env.keys(), ...pod.secretEnv]) if (NEEDS[name]) needs.add(NEEDS[name]);
+  return [...needs].sort();
+}
+
+// ---- Kubernetes schemas ----------------------------------------------------------------------------
+
+test('the chart renders with every scenario', () => {
+  assert.ok(readmeCommands.length >= 1, 'charts/simrs/README.md has no helm install command');
+  assert.ok(deployFiles.length >= 3, 'deploy/ has values for development, staging and production');
+  for (const s of scenarios) assert.ok(s.objects.length > 20, `${s.name} rendered ${s.objects.length} objects with ${renderer}`);
+});
+
+test('every rendered object validates against the Kubernetes schemas and has no unknown field', async () => {
+  const checker = new UnknownFieldChecker(scenarios.flatMap((s) => s.objects));
+  for (const s of scenarios) {
+    for (const o of s.objects) {
+      const where = `${s.name}: ${o.kind}/${o.metadata?.name}`;
+      await assert.doesNotReject(validateModel(o), where);
+      assert.deepEqual(checker.unknownFields(o), [], `${where} has fields Kubernetes does not know`);
+      for (const key of ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app.kubernetes.io/managed-by', 'helm.sh/chart']) {
+        assert.ok(o.metadata.labels?.[key], `${where} lacks the label ${key}`);
+      }
+    }
+  }
+});
+
+// ---- pods ----------------------------------------------------------------------------------------------
+
+function containerProblems(c: IContainer, podRunAsNonRoot: boolean | undefined): string[] {
+  const sc = c.securityContext ?? {};
+  const problems: string[] = [];
+  if (!(sc.runAsNonRoot ?? podRunAsNonRoot)) problems.push('may run as root');
+  if (sc.runAsUser === 0) problems.push('runs as uid 0');
+  if (sc.readOnlyRootFilesystem !== true) problems.push('writable root filesystem');
+  if (sc.allowPrivilegeEscalation !== false) problems.push('privilege escalation allowed');
+  if (sc.privileged) problems.push('privileged');
+  if (!sc.capabilities?.drop?.includes('ALL') || sc.capabilities.add?.length) problems.push('capabilities not all dropped');
+  for (const kind of ['requests', 'limits'] as const) {
+    for (const r of ['cpu', 'memory']) if (c.resources?.[kind]?.[r] === undefined) problems.push(`no ${r} ${kind}`);
+  }
+  if (!/(:[\w.-]+|@sha256:[a-f0-9]{64})$/.test(c.image ?? '') || /:latest$/.test(c.image ?? '')) problems.push(`image ${c.image} not pinned`);
+  return problems.map((p) => `${c.name}: ${p}`);
+}
+
+function probeProblems(c: IContainer): string[] {
+  const ports = new Map((c.ports ?? []).map((p) => [p.name, p.containerPort]));
+  const problems: string[] = [];
+  if (!c.livenessProbe || !c.readinessProbe) return [`${c.name}: needs liveness and readiness probes`];
+  const live = c.livenessProbe.httpGet;
+  if (!live || live.path !== '/healthz' || live.port !== 'http') problems.push('liveness is not HTTP /healthz on the http port');
+  const grpcPort = ports.get('grpc');
+  const probes = [c.startupProbe, c.livenessProbe, c.readinessProbe];
+  if (grpcPort !== undefined && !probes.some((p) => p?.grpc?.port === grpcPort)) problems.push('gRPC port has no native grpc probe');
+  if (grpcPort === undefined && c.readinessProbe.httpGet?.path !== '/readyz') problems.push('readiness is not HTTP /readyz');
+  return problems.map((p) => `${c.name}: ${p}`);
+}
+
+test('every pod is restricted: non-root, read-only root, no escalation, no capabilities, sized, probed', () => {
+  for (const s of scenarios) {
+    for (const pod of podsOf(s)) {
+      const spec = pod.template.spec!;
+      const problems: string[] = [];
+      if (spec.securityContext?.seccompProfile?.type !== 'RuntimeDefault') problems.push('no RuntimeDefault seccomp profile');
+      if (spec.automountServiceAccountToken !== false) problems.push('mounts a service account token');
+      if (spec.hostNetwork || spec.hostPID || spec.hostIPC) problems.push('shares a host namespace');
+      if (spec.volumes?.some((v) => v.hostPath)) problems.push('mounts a host path');
+      for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+        problems.push(...containerProblems(c, spec.securityContext?.runAsNonRoot));
+        const tmp = c.volumeMounts?.find((m) => m.mountPath === '/tmp');
+        if (!tmp || !spec.volumes?.find((v) => v.name === tmp.name)?.emptyDir) problems.push(`${c.name}: no emptyDir on /tmp`);
+        if (pod.kind === 'Deployment') problems.push(...probeProblems(c));
+      }
+      assert.deepEqual(problems, [], `${s.name}: ${pod.kind}/${pod.owner}`);
+    }
+  }
+});
+
+test('secrets come only from existing Secrets; the owner role reaches only the migration Job', () => {
+  const secretish = /(^|_)(SECRET|PASSWORD|TOKEN)$|^(DATABASE|MIGRATION_DATABASE|REDIS|SMTP)_URL$/;
+  for (const s of scenarios) {
+    assert.equal(ofKind(s, 'Secret').length, 0, `${s.name}: the chart must not create Secrets`);
+    for (const pod of podsOf(s)) {
+      for (const name of pod.env.keys()) assert.doesNotMatch(name, secretish, `${s.name}: ${pod.owner} has ${name} in plain text`);
+      if (pod.kind === 'Deployment') assert.ok(!pod.secretEnv.has('MIGRATION_DATABASE_URL'), `${s.name}: ${pod.owner} gets the owner role`);
+    }
+  }
+});
+
+test('service accounts carry no token; each pod runs under a rendered one', () => {
+  for (const s of scenarios) {
+    const accounts = ofKind<IServiceAccount>(s, 'ServiceAccount');
+    for (const a of accounts) assert.equal(a.automountServiceAccountToken, false, `${s.name}: ${a.metadata.name}`);
+    for (const pod of podsOf(s)) {
+      assert.ok(accounts.some((a) => a.metadata.name === pod.template.spec!.serviceAccountName), `${s.name}: ${pod.owner}'s account`);
+    }
+  }
+});
+
+test('migrations run as pre-install/pre-upgrade hook Jobs with the image of the service they migrate', () => {
+  for (const s of scenarios) {
+    const images = new Set(ofKind<IDeployment>(s, 'Deployment').map((d) => d.spec!.template.spec!.containers[0]!.image));
+    const jobs = ofKind<IJob>(s, 'Job');
+    assert.equal(jobs.length, s.values.migrations && (s.values.migrations as Values).enabled ? 3 : 0, s.name);
+    for (const job of jobs) {
+      const hooks = job.metadata.annotations?.['helm.sh/hook']?.split(',') ?? [];
+      assert.ok(hooks.includes('pre-install') && hooks.includes('pre-upgrade'), `${s.name}: ${job.metadata.name} hooks`);
+      const pod = job.spec!.template.spec!;
+      assert.equal(pod.restartPolicy, 'Never');
+      assert.deepEqual(pod.containers[0]!.command, ['node', 'src/migrate.ts']);
+      assert.ok(images.has(pod.containers[0]!.image), `${s.name}: ${job.metadata.name} runs an image no Deployment runs`);
+      const account = ofKind<IServiceAccount>(s, 'ServiceAccount').find((a) => a.metadata.name === pod.serviceAccountName)!;
+      assert.match(account.metadata!.annotations?.['helm.sh/hook'] ?? '', /pre-install/, 'a hook Job needs an account that exists before it');
+    }
+  }
+});
+
+// ---- availability ---------------------------------------------------------------------------------------
+
+test('every Deployment has one PDB, topology spread, a config checksum, and an HPA where enabled', () => {
+  const checksums = new Map<string, string>();
+  for (const s of scenarios) {
+    const configMaps = new Map(ofKind<IConfigMap>(s, 'ConfigMap').map((c) => [c.metadata.name, JSON.stringify(c.data)]));
+    for (const d of ofKind<IDeployment>(s, 'Deployment')) {
+      const where = `${s.name}: Deployment/${d.metadata.name}`;
+      const template = d.spec!.template;
+      const labels = template.metadata!.labels as Labels;
+      const pdbs = ofKind<IPodDisruptionBudget>(s, 'PodDisruptionBudget').filter((p) => matches(p.spec!.selector as Selector, labels));
+      assert.equal(pdbs.length, 1, `${where}: PDBs`);
+      const keys = (template.spec!.topologySpreadConstraints ?? []).filter((t) => matches(t.labelSelector as Selector, labels)).map((t) => t.topologyKey);
+      assert.deepEqual(keys.sort(), ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'], `${where}: topology spread`);
+      const autoscaling = (s.values[componentOf(d)] as Values).autoscaling as Values;
+      const hpas = ofKind<IHorizontalPodAutoscaler>(s, 'HorizontalPodAutoscaler').filter((h) => h.spec!.scaleTargetRef.name === d.metadata.name);
+      if (autoscaling.enabled) {
+        assert.equal(hpas.length, 1, `${where}: HPA`);
+        assert.deepEqual([hpas[0]!.spec!.minReplicas, hpas[0]!.spec!.maxReplicas], [autoscaling.minReplicas, autoscaling.maxReplicas]);
+        assert.equal(d.spec!.replicas, undefined, `${where}: replicas belong to the HPA`);
+      } else {
+        assert.equal(hpas.length, 0, `${where}: no HPA when autoscaling is off`);
+        assert.equal(d.spec!.replicas, (s.values[componentOf(d)] as Values).replicaCount);
+      }
+      const checksum = template.metadata!.annotations?.['checksum/config'] ?? '';
+      const data = configMaps.get(template.spec!.containers[0]!.envFrom?.[0]?.configMapRef?.name ?? '');
+      assert.match(checksum, /^[a-f0-9]{64}$/, `${where}: checksum/config`);
+      assert.equal(checksums.get(checksum) ?? data, data, `${where}: one checksum for two different ConfigMaps`);
+      checksums.set(checksum, data!);
+    }
+  }
+});
+
+test('only the gateway is exposed: ClusterIP Services, one Ingress with TLS', () => {
+  for (const s of scenarios) {
+    for (const svc of ofKind<IService>(s, 'Service')) assert.equal(svc.spec!.type ?? 'ClusterIP', 'ClusterIP', `${s.name}: ${svc.metadata.name}`);
+    const ingresses = ofKind<IIngress>(s, 'Ingress');
+    assert.equal(ingresses.length, 1, `${s.name}: one Ingress`);
+    const spec = ingresses[0]!.spec!;
+    const tlsHosts = (spec.tls ?? []).flatMap((t) => (t.secretName ? (t.hosts ?? []) : []));
+    for (const rule of spec.rules ?? []) assert.ok(rule.host && tlsHosts.includes(rule.host), `${s.name}: ${rule.host} without TLS`);
+    const backends = new Set((spec.rules ?? []).flatMap((r) => r.http?.paths.map((p) => p.backend.service?.name) ?? []));
+    const exposed = ofKind<IService>(s, 'Service').filter((x) => backends.has(x.metadata.name)).map(componentOf);
+    assert.deepEqual(exposed, ['gateway'], `${s.name}: the Ingress reaches only the gateway`);
+  }
+});
+
+// ---- network policy ---------------------------------------------------------------------------------------
+
+type Direction = 'ingress' | 'egress';
+interface Rule {
+  policy: string;
+  peers: unknown[];
+  ports: Array<{ port?: number | string; protocol?: string; endPort?: number }> | undefined;
+}
+
+function rulesOf(policies: INetworkPolicy[], pod: Pod, direction: Direction): { isolated: boolean; rules: Rule[] } {
+  const selecting = policies.filter((p) => matches(p.spec!.podSelector as Selector, pod.labels));
+  const types = (p: INetworkPolicy) => p.spec!.policyTypes ?? (p.spec!.egress ? ['Ingress', 'Egress'] : ['Ingress']);
+  const applying = selecting.filter((p) => types(p).includes(direction === 'ingress' ? 'Ingress' : 'Egress'));
+  const rules = applying.flatMap((p) =>
+    direction === 'ingress'
+      ? (p.spec!.ingress ?? []).map((r) => ({ policy: p.metadata!.name!, peers: r.from as unknown[], ports: r.ports }))
+      : (p.spec!.egress ?? []).map((r) => ({ policy: p.metadata!.name!, peers: r.to as unknown[], ports: r.ports })),
+  );
+  return { isolated: applying.length > 0, rules };
+}
+
+/** Which configured outside peers (values.networkPolicy.<group>) a rule is, if any. */
+function outsideGroups(rule: Rule, np: Values, direction: Direction): string[] {
+  return Object.entries(np)
+    .filter(([, g]) => {
+      const group = g as Values;
+      const peers = direction === 'ingress' ? group.from : group.to;
+      return peers && isDeepStrictEqual(rule.peers, peers) && (direction === 'ingress' || isDeepStrictEqual(rule.ports, group.ports));
+    })
+    .map(([name]) => name);
+}
+
+const isInternalPeer = (peer: unknown): peer is { podSelector: Selector } =>
+  typeof peer === 'object' && peer !== null && Object.keys(peer).join() === 'podSelector';
+
+function allowedPorts(rule: Rule, target: Pod): number[] {
+  return [...target.ports].filter(([name, number]) => rule.ports!.some((p) => p.port === number || p.port === name)).map(([, n]) => n);
+}
+
+/**
+ * The outside peers a pod should have, by values.networkPolicy group: DNS and what its variables use
+ * (egress); the Ingress controller on the target port of the Ingress backends, and Prometheus where
+ * the pod asks to be scraped (ingress, with ports).
+ */
+function wantedOutside(s: Scenario, pod: Pod): Record<Direction, Map<string, number[]>> {
+  const ingress = new Map<string, number[]>();
+  const backends = ofKind<IIngress>(s, 'Ingress').flatMap((i) => (i.spec!.rules ?? []).flatMap((r) => r.http?.paths.map((p) => p.backend.service!) ?? []));
+  for (const backend of backends) {
+    const svc = ofKind<IService>(s, 'Service').find((x) => x.metadata.name === backend.name);
+    if (!svc || !matches({ matchLabels: svc.spec!.selector as Labels }, pod.labels)) continue;
+    const target = svc.spec!.ports!.find((p) => p.name === backend.port?.name || p.port === backend.port?.number)!.targetPort!;
+    ingress.set('ingressController', [typeof target === 'number' ? target : pod.ports.get(target)!]);
+  }
+  const scrape = pod.template.metadata?.annotations ?? {};
+  if (scrape['prometheus.io/scrape'] === 'true') ingress.set('prometheus', [Number(scrape['prometheus.io/port'])]);
+  return { egress: new Map(expectedOutside(pod).map((g) => [g, []])), ingress };
+}
+
+test('NetworkPolicies allow exactly the configured call graph, DNS and the outside dependencies each service uses', () => {
+  for (const s of scenarios) {
+    const pods = podsOf(s);
+    const policies = ofKind<INetworkPolicy>(s, 'NetworkPolicy');
+    const np = s.values.networkPolicy as Values;
+    const problems: string[] = [];
+
+    // What the services are configured to call, from their rendered environment.
+    const expected = new Set<string>();
+    for (const pod of pods) {
+      for (const value of pod.env.values()) {
+        for (const target of resolveUpstream(s, pods, value) ?? []) expected.add(`${pod.component} -> ${target.component}:${target.port}`);
+      }
+    }
+    const egress = new Set<string>();
+    const ingress = new Set<string>();
+    for (const pod of pods) {
+      const where = `${pod.kind}/${pod.owner}`;
+      const wanted = wantedOutside(s, pod);
+      for (const direction of ['ingress', 'egress'] as const) {
+        const { isolated, rules } = rulesOf(policies, pod, direction);
+        if (!isolated) problems.push(`${where}: not isolated for ${direction}`);
+        const covered = new Set<string>();
+        for (const rule of rules) {
+          if (!rule.peers?.length || !rule.ports?.length) {
+            problems.push(`${where}: ${rule.policy} has a ${direction} rule open to any peer or port`);
+            continue;
+          }
+          const groups = outsideGroups(rule, np, direction).filter((g) => wanted[direction].has(g));
+          if (groups.length) {
+            for (const g of groups) {
+              const ports = direction === 'ingress' ? allowedPorts(rule, pod) : [];
+              if (!isDeepStrictEqual(ports, wanted[direction].get(g))) problems.push(`${where}: ${g} may reach ports ${ports}`);
+              covered.add(g);
+            }
+          } else if (rule.peers.every(isInternalPeer)) {
+            const others = pods.filter((o) => rule.peers.some((p) => matches((p as { podSelector: Selector }).podSelector, o.labels)));
+            if (!others.length) problems.push(`${where}: ${rule.policy} names peers that do not exist`);
+            for (const other of others) {
+              if (direction === 'egress') for (const port of allowedPorts(rule, other)) egress.add(`${pod.component} -> ${other.component}:${port}`);
+              else for (const port of allowedPorts(rule, pod)) ingress.add(`${other.component} -> ${pod.component}:${port}`);
+            }
+          } else problems.push(`${where}: ${rule.policy} allows ${direction} with peers it does not use: ${JSON.stringify(rule.peers)}`);
+        }
+        const missing = [...wanted[direction].keys()].filter((g) => !covered.has(g));
+        if (missing.length) problems.push(`${where}: no ${direction} rule for ${missing}`);
+      }
+    }
+    const sorted = (set: Set<string>) => [...set].sort();
+    assert.ok(expected.size >= 4, `${s.name}: found only ${sorted(expected)} in the services' upstream settings`);
+    assert.deepEqual(problems, [], s.name);
+    assert.deepEqual(sorted(egress), sorted(expected), `${s.name}: egress between services`);
+    assert.deepEqual(sorted(ingress), sorted(expected), `${s.name}: ingress between services`);
+    const reached = new Set([...expected].map((e) => e.split(' -> ')[1]!.split(':')[0]));
+    for (const pod of pods.filter((p) => p.kind === 'Deployment')) {
+      assert.ok(reached.has(pod.component) || wantedOutside(s, pod).ingress.has('ingressController'), `${s.name}: nothing calls ${pod.owner}`);
+    }
+    for (const pod of pods.filter((p) => p.env.has('OTEL_EXPORTER_OTLP_ENDPOINT'))) {
+      const port = Number(new URL(pod.env.get('OTEL_EXPORTER_OTLP_ENDPOINT')!).port);
+      const ports = ((np.otelCollector as Values).ports as Array<{ port: number }>).map((p) => p.port);
+      assert.ok(ports.includes(port), `${s.name}: ${pod.owner} exports to port ${port}, the policy allows ${ports}`);
+    }
+  }
+});
+
+test('the gateway and identity resolve their contract upstreams to release Services', () => {
+  const contract: Record<string, string[]> = { gateway: ['IDENTITY_URL', 'IDENTITY_GRPC', 'RECORDS_URL'], identity: ['NOTIFIER_GRPC'] };
+  for (const s of scenarios) {
+    const pods = podsOf(s);
+    for (const [component, names] of Object.entries(contract)) {
+      const pod = pods.find((p) => p.kind === 'Deployment' && p.component === component)!;
+      for (const name of names) assert.ok(resolveUpstream(s, pods, pod.env.get(name) ?? '')?.length, `${s.name}: ${component} ${name}`);
+    }
+  }
+});
+
+// ---- values schema ----------------------------------------------------------------------------------
+
+interface SchemaNode {
+  $ref?: string;
+  type?: string;
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: boolean | SchemaNode;
+  items?: SchemaNode;
+  definitions?: Record<string, SchemaNode>;
+  [key: string]: unknown;
+}
+
+const ajv = new Ajv({ allErrors: true });
+const validateValues = ajv.compile(schema);
+const schemaErrors = (values: Values) => (validateValues(values) ? [] : validateValues.errors!.map((e) => `${e.instancePath} ${e.message}`));
+
+test('values.schema.json accepts the chart values, every deploy/ file and every README command', () => {
+  for (const s of scenarios) assert.deepEqual(schemaErrors(s.values), [], s.name);
+});
+
+test('values.schema.json rejects misspelled keys', () => {
+  const misspelled: Values[] = [
+    { gatway: { replicaCount: 2 } },
+    { gateway: { replicaCont: 3 } },
+    { networkPolicy: { postgres: { too: [] } } },
+    { telemetry: { metrics: { enable: true } } },
+  ];
+  for (const patch of misspelled) {
+    assert.ok(schemaErrors(mergeValues(chartValues, patch)).some((e) => /additional properties/.test(e)), JSON.stringify(patch));
+  }
+  assert.notDeepEqual(schemaErrors(applySet(chartValues, 'networkPolicy.redis.to=null')), [], 'a missing peer list is an error');
+  assert.notDeepEqual(schemaErrors(applySet(chartValues, 'config.publicUrl=http://plain.example')), [], 'plain http is an error');
+});
+
+test('values.schema.json closes every object', () => {
+  const open: string[] = [];
+  const walk = (node: unknown, at: string): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const n = node as SchemaNode;
+    if ((n.type === 'object' || n.properties) && n.additionalProperties !== false && typeof n.additionalProperties !== 'object') open.push(at);
+    for (const [k, v] of Object.entries(n)) walk(v, `${at}/${k}`);
+  };
+  walk(schema, '#');
+  assert.deepEqual(open, []);
+});
+
+/** The schema node a dotted --set key lands on, or undefined when the schema has no such key. */
+function schemaAt(key: string): SchemaNode | undefined {
+  let node: SchemaNode | undefined = schema;
+  const deref = (n: SchemaNode | undefined) => (n?.$ref ? schema.definitions![n.$ref.split('/').pop()!] : n);
+  for (const segment of key.split(/(?<!\\)\./)) {
+    const [, name, indexes] = /^(.*?)((?:\[\d+\])*)$/.exec(segment)!;
+    node = deref(node);
+    const next: SchemaNode | boolean | undefined = node?.properties?.[name!.replace(/\\\./g, '.')] ?? node?.additionalProperties;
+    node = typeof next === 'object' ? next : undefined;
+    for (let i = 0; i < (indexes!.match(/\[/g) ?? []).length; i++) node = deref(node)?.items;
+  }
+  return node;
+}
+
+test("the README's install commands use this chart, existing files and existing keys", () => {
+  for (const c of readmeCommands) {
+    assert.equal(path.resolve(repoRoot, c.chart), chartDir, c.text);
+    assert.match(c.release, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, c.text);
+    for (const f of c.files) assert.doesNotThrow(() => readYaml(f), `${f} in: ${c.text}`);
+    for (const s of c.sets) assert.ok(schemaAt(s.assignment.slice(0, s.assignment.indexOf('='))), `unknown key in --set ${s.assignment}`);
+  }
+  assert.ok(readmeCommands.some((c) => c.files.includes('deploy/values-production.yaml')), 'the README shows the production install');
+});
+
+// ---- image -------------------------------------------------------------------------------------------------
+
+test('the Dockerfile builds every service as a non-root target from production dependencies', () => {
+  const dockerfile = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
+  const stages = new Map([...dockerfile.matchAll(/^FROM\s+(\S+)\s+AS\s+(\S+)/gim)].map((m) => [m[2]!, m[1]!]));
+  const chain = (stage: string): string[] => (stages.has(stage) ? [stage, ...chain(stages.get(stage)!)] : []);
+  const body = (stage: string) => dockerfile.split(/^FROM\s/m).find((b) => new RegExp(`AS\\s+${stage}\\s*$`, 'm').test(b.split('\n')[0]!)) ?? '';
+  for (const component of new Set(scenarios[0]!.objects.filter((o) => o.kind === 'Deployment').map(componentOf))) {
+    assert.ok(stages.has(component), `Dockerfile target ${component}`);
+    const user = chain(component).map(body).join('\n').match(/^USER\s+(\S+)/m)?.[1] ?? 'root';
+    assert.ok(!/^(root|0)(:|$)/.test(user), `${component} runs as ${user}`);
+    assert.match(body(component), /CMD \["node", "--import", "\.\/src\/instrumentation\.ts", "src\/main\.ts"\]/);
+  }
+  assert.match(dockerfile, /npm ci --omit=dev --omit=optional/);
+  assert.doesNotMatch(dockerfile, /npm install/);
+  const ignored = readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8');
+  assert.match(ignored, /^\*$/m, '.dockerignore is an allow-list');
+  for (const p of ['**/node_modules', '**/.data', '.git', 'test']) assert.ok(ignored.split('\n').includes(p), `.dockerignore: ${p}`);
+});
