@@ -32,11 +32,13 @@ function onPath(binary: string): string | undefined {
 const helm = onPath('helm');
 export const renderer = helm ?? path.resolve(repoRoot, '../shared/tools/helm-template/helm-template');
 
+/** The Kubernetes version rendered for, the same with every helm release (Chart.yaml needs >= 1.30). */
+export const kubeVersion = 'v1.31.0';
+
 /** `helm template <release> charts/simrs -n <namespace> <args>`, parsed into objects. */
 export function render(release: string, namespace: string, args: string[] = []): K8sObject[] {
-  const argv = helm
-    ? ['template', release, chartDir, '--namespace', namespace, ...args]
-    : [release, chartDir, '--namespace', namespace, ...args];
+  const common = [release, chartDir, '--namespace', namespace, '--kube-version', kubeVersion, ...args];
+  const argv = helm ? ['template', ...common] : common;
   const out = execFileSync(renderer, argv, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const docs = parseAllDocuments(out);
   const objects: K8sObject[] = [];
