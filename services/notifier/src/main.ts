@@ -1,0 +1,96 @@
+// The notifier: gRPC NotifierService (store before ack) + the delivery worker + an HTTP port for
+// /healthz, /readyz and /metrics. Readiness is the message store, never the SMTP server: with the
+// SMTP server down the notifier still accepts (and durably queues) mail, which is the point.
+import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { createPool, migrate } from '@simrs/platform/db';
+import { markDraining, serveHealth } from '@simrs/platform/health';
+import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
+import { createLogger } from '@simrs/platform/logger';
+import { NotifierService } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
+import { addService, drain, grpc, listen } from '@simrs/proto/grpc';
+import { addHealthService } from '@simrs/proto/health';
+import { parseAddress } from './address.ts';
+import { config } from './config.ts';
+import { toGrpcError } from './errors.ts';
+import { createMailer } from './mailer.ts';
+import { createMetrics } from './metrics.ts';
+import { notifierHandlers } from './service.ts';
+import { stats } from './store.ts';
+import { createWorker } from './worker.ts';
+
+const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
+
+const cfg = config();
+const log = createLogger('notifier', cfg.logLevel);
+handleSignals(log);
+
+const pool = createPool(cfg.databaseUrl, { max: cfg.concurrency + 4 });
+try {
+  await migrate(pool, MIGRATIONS, log);
+} catch (err) {
+  log.fatal({ err: { message: (err as Error).message } }, 'cannot migrate the message store');
+  await pool.end().catch(() => {});
+  process.exit(1);
+}
+
+const from = parseAddress(cfg.from)!;
+const metrics = createMetrics(() => stats(pool));
+const storeReachable = async () => {
+  await pool.query('select 1');
+  return true;
+};
+
+const worker = createWorker({
+  pool,
+  log,
+  metrics,
+  send: createMailer(cfg.smtp, from),
+  retry: cfg.retry,
+  leaseMs: cfg.leaseMs,
+  pollMs: cfg.pollMs,
+  concurrency: cfg.concurrency,
+  retentionDays: cfg.retentionDays,
+});
+
+const server = new grpc.Server();
+addService(
+  server,
+  NotifierService,
+  notifierHandlers({ pool, log, metrics, messageIdDomain: from.address.split('@')[1]!, onQueued: () => worker.wake() }),
+  {
+    mapError: toGrpcError,
+    onInternalError: (method, err) => log.error({ method, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'gRPC handler failed'),
+  },
+);
+const health = addHealthService(server, { services: [NotifierService.typeName], ready: storeReachable });
+const grpcPort = await listen(server, cfg.host, cfg.grpcPort);
+
+// /healthz, /readyz and /metrics (the platform's Prometheus exporter, which reads metrics.ts).
+const healthHandler = serveHealth({ store: storeReachable });
+const http = createServer((req, res) => {
+  if (healthHandler(req, res)) return;
+  res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+});
+await new Promise<void>((resolve, reject) => {
+  http.once('error', reject);
+  http.listen(cfg.httpPort, cfg.host, resolve);
+});
+const httpAddress = http.address();
+const httpPort = typeof httpAddress === 'object' && httpAddress ? httpAddress.port : cfg.httpPort;
+
+worker.start();
+
+onShutdown('mark draining', () => {
+  markDraining();
+  health.shutdown();
+});
+onShutdown('stop gRPC', () => drain(server));
+onShutdown('stop worker', () => worker.stop());
+onShutdown('stop HTTP', () => new Promise((resolve) => http.close(resolve)));
+onShutdown('close pool', () => pool.end());
+
+log.info(
+  { grpc_port: grpcPort, http_port: httpPort, smtp_host: cfg.smtp.host, smtp_port: cfg.smtp.port, smtp_tls: cfg.smtp.tls },
+  `notifier listening: grpc=${grpcPort} http=${httpPort}`,
+);
