@@ -1,0 +1,138 @@
+// identity's HTTP surface: /healthz and /readyz, Better Auth under /api/auth (only the routes this
+// service means to offer; anything else is a 404 before Better Auth sees it), and its own pages under
+// /auth. The gateway proxies /api/auth/* and /auth/* here unchanged.
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { requestContext } from '@simrs/platform/context';
+import { serveHealth } from '@simrs/platform/health';
+import type { Checks } from '@simrs/platform/health';
+import type { Logger } from '@simrs/platform/logger';
+import { BASE_PATH } from './auth.ts';
+import type { Config } from './config.ts';
+import type { Pages } from './pages.ts';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const EXACT = new Set([
+  '/get-session',
+  '/sign-out',
+  '/sign-in/magic-link',
+  '/magic-link/verify',
+  '/email-otp/send-verification-otp',
+  '/sign-in/email-otp',
+  '/passkey/generate-authenticate-options',
+  '/passkey/verify-authentication',
+  '/passkey/generate-register-options',
+  '/passkey/verify-registration',
+  '/passkey/list-user-passkeys',
+  '/passkey/update-passkey',
+  '/passkey/delete-passkey',
+  '/revoke-other-sessions',
+  '/revoke-sessions',
+  '/update-session',
+  '/account/sessions',
+  '/account/revoke-session',
+  '/tenant/users',
+  '/tenant/invite-user',
+  '/tenant/change-role',
+  '/tenant/deactivate-user',
+  '/tenant/reactivate-user',
+  '/jwks',
+  '/ok',
+  '/error',
+  // Answered by Better Auth as disabled (plugin.ts), so that callers get a clear reason.
+  '/sign-in/email',
+  '/sign-in/username',
+  '/request-password-reset',
+  '/reset-password',
+  '/forget-password',
+  '/change-password',
+  '/set-password',
+  '/verify-password',
+  '/email-otp/request-password-reset',
+  '/email-otp/reset-password',
+  '/forget-password/email-otp',
+]);
+/** Whole families: sign-up (refused), and what issue 6 completes (OAuth provider, device grant). */
+const PREFIXES = ['/sign-up/', '/.well-known/', '/oauth2/', '/device'];
+
+export function isOffered(path: string): boolean {
+  return EXACT.has(path) || PREFIXES.some((p) => path.startsWith(p));
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export interface HttpDeps {
+  config: Config;
+  handler: (request: Request) => Promise<Response>;
+  pages: Pages;
+  checks: Checks;
+  log: Logger;
+}
+
+export function createHttpServer(deps: HttpDeps): Server {
+  const { config, log } = deps;
+  const health = serveHealth(deps.checks);
+
+  async function toBetterAuth(req: IncomingMessage, res: ServerResponse, sub: string): Promise<void> {
+    if (!isOffered(sub)) return json(res, 404, { code: 'NOT_FOUND', message: 'Not found' });
+    const method = req.method ?? 'GET';
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined || HOP_BY_HOP.has(name)) continue;
+      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+    }
+    let body: Buffer | undefined;
+    if (method !== 'GET' && method !== 'HEAD') {
+      body = await readBody(req);
+      if (!body) return json(res, 413, { code: 'PAYLOAD_TOO_LARGE', message: `At most ${MAX_BODY_BYTES} bytes.` });
+    }
+    // The public URL, not the Host header, is who we are (the gateway may rewrite Host).
+    const request = new Request(new URL(req.url ?? '/', config.PUBLIC_URL), { method, headers, body: body?.length ? new Uint8Array(body) : undefined });
+    const response = await deps.handler(request);
+    const out: Record<string, string | string[]> = {};
+    response.headers.forEach((value, name) => {
+      if (name !== 'set-cookie' && !HOP_BY_HOP.has(name)) out[name] = value;
+    });
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length) out['set-cookie'] = cookies;
+    out['x-content-type-options'] = 'nosniff';
+    out['cache-control'] ??= 'no-store';
+    res.writeHead(response.status, out);
+    res.end(Buffer.from(await response.arrayBuffer()));
+  }
+
+  return createServer((req, res) => {
+    const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 128) : undefined;
+    requestContext.run({ requestId }, () => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const work = async () => {
+        if (health(req, res)) return;
+        if (path.startsWith(`${BASE_PATH}/`)) return toBetterAuth(req, res, path.slice(BASE_PATH.length));
+        if (path === '/auth' || path.startsWith('/auth/')) return deps.pages.serve(req, res, path);
+        return json(res, 404, { code: 'NOT_FOUND', message: 'Not found' });
+      };
+      work().catch((err: unknown) => {
+        log.error({ err, path }, 'request failed');
+        if (!res.headersSent) json(res, 500, { code: 'INTERNAL_SERVER_ERROR', message: 'Internal error' });
+        else res.destroy();
+      });
+    });
+  });
+}

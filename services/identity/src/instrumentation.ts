@@ -1,0 +1,3 @@
+import { startTelemetry } from '@simrs/platform/telemetry';
+
+startTelemetry('identity');

@@ -1,0 +1,3 @@
+import { createLogger } from '@simrs/platform/logger';
+
+export const log = createLogger('identity');

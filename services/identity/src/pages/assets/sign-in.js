@@ -1,0 +1,91 @@
+/* global document, window, location, AbortController, URLSearchParams */
+import { api, status } from './api.js';
+import { conditionalSupported, credentialJSON, requestOptions, supported } from './webauthn.js';
+
+const $ = (id) => document.getElementById(id);
+const statusEl = $('status');
+const params = new URLSearchParams(location.search);
+
+/** Where to go once signed in: a same-origin path given by the caller, else the account page. */
+function next() {
+  const target = params.get('callbackURL') || params.get('next');
+  if (target && target.startsWith('/') && !target.startsWith('//')) return target;
+  return '/auth/account';
+}
+
+const ERRORS = {
+  INVALID_TOKEN: 'That sign-in link has expired or was used already. Ask for a new one below.',
+  ACCOUNT_DISABLED: 'This account cannot sign in.',
+  new_user_signup_disabled: 'That sign-in link cannot be used.',
+};
+if (params.get('error')) status(statusEl, ERRORS[params.get('error')] ?? 'Signing in did not work. Try again.', true);
+
+const email = () => $('email').value.trim();
+
+$('email-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  if (!email()) return status(statusEl, 'Enter your e-mail address.', true);
+  try {
+    await api('/email-otp/send-verification-otp', { email: email(), type: 'sign-in' });
+    $('otp-form').hidden = false;
+    $('otp').focus();
+    status(statusEl, 'If that address has an account, a 6-digit code is on its way. It is valid for 5 minutes.');
+  } catch (err) {
+    status(statusEl, err.message, true);
+  }
+});
+
+$('send-magic-link').addEventListener('click', async () => {
+  if (!email()) return status(statusEl, 'Enter your e-mail address.', true);
+  try {
+    await api('/sign-in/magic-link', { email: email(), callbackURL: next() });
+    status(statusEl, 'If that address has an account, a sign-in link is on its way. It is valid for 5 minutes.');
+  } catch (err) {
+    status(statusEl, err.message, true);
+  }
+});
+
+$('otp-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  try {
+    await api('/sign-in/email-otp', { email: email(), otp: $('otp').value.trim() });
+    location.assign(next());
+  } catch (err) {
+    status(statusEl, err.code === 'TOO_MANY_ATTEMPTS' ? 'Too many wrong codes: ask for a new one.' : err.message, true);
+  }
+});
+
+let conditional;
+
+async function passkeySignIn(mediation) {
+  const options = await api('/passkey/generate-authenticate-options');
+  const request = { publicKey: requestOptions(options) };
+  if (mediation) {
+    conditional = new AbortController();
+    request.mediation = mediation;
+    request.signal = conditional.signal;
+  }
+  const credential = await window.navigator.credentials.get(request);
+  if (!credential) return;
+  await api('/passkey/verify-authentication', { response: credentialJSON(credential) });
+  location.assign(next());
+}
+
+$('passkey-sign-in').addEventListener('click', async () => {
+  if (!supported()) return status(statusEl, 'This browser does not support passkeys.', true);
+  conditional?.abort();
+  try {
+    await passkeySignIn();
+  } catch (err) {
+    if (err.name !== 'AbortError' && err.name !== 'NotAllowedError') status(statusEl, err.message, true);
+    else status(statusEl, 'Passkey sign-in was cancelled.', true);
+  }
+});
+
+// Conditional UI: passkeys offered in the e-mail field's autofill.
+conditionalSupported().then((ok) => {
+  if (!ok) return;
+  passkeySignIn('conditional').catch((err) => {
+    if (err.name !== 'AbortError') status(statusEl, err.message, true);
+  });
+});
