@@ -9,8 +9,6 @@ import helmet from 'helmet';
 import { requestContext } from '@simrs/platform/context';
 import { envelope } from '@simrs/platform/envelope';
 import type { ErrorCode } from '@simrs/platform/envelope';
-import { serveHealth } from '@simrs/platform/health';
-import type { Checks } from '@simrs/platform/health';
 import { PRINCIPAL_HEADER, REQUEST_ID_HEADER } from '@simrs/platform/principal';
 import { allowedOrigins, config } from './config.ts';
 import { MalformedAuthorization, resolveCaller } from './credentials.ts';
@@ -28,7 +26,6 @@ export interface GatewayDeps {
   records: Upstream;
   sessions: SessionAuthenticator;
   bearer: BearerAuthenticator;
-  checks: Checks;
 }
 
 const REQUEST_ID = /^[\w.-]{8,64}$/;
@@ -44,9 +41,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.disable('etag');
   app.set('trust proxy', config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false);
 
-  const health = serveHealth(deps.checks);
   app.use((req, res, next) => {
-    if (health(req, res)) return;
     const incoming = req.headers[REQUEST_ID_HEADER];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.headers[REQUEST_ID_HEADER] = requestId;

@@ -5,6 +5,8 @@ export const config = loadConfig(
   z.object({
     HOST: z.string().default('0.0.0.0'),
     GATEWAY_PORT: port(8080),
+    /** /healthz, /readyz and /metrics, on a port of their own that the Ingress never routes to. */
+    OPS_PORT: port(8081),
     /** The public origin browsers and integrations use, e.g. https://simrs.example.org. */
     PUBLIC_URL: urlWith('http', 'https').default('http://localhost:8080'),
     IDENTITY_URL: urlWith('http', 'https').default('http://127.0.0.1:4001'),

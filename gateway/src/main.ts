@@ -1,4 +1,5 @@
-import { markDraining } from '@simrs/platform/health';
+import { createServer } from 'node:http';
+import { markDraining, serveHealth } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { createRedis, pingRedis } from '@simrs/platform/redis';
 import { createApp } from './app.ts';
@@ -22,15 +23,23 @@ const bearer = new BearerAuthenticator({ ...oauth, principalSecret: config.PRINC
 const identity = upstream('identity', config.IDENTITY_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS);
 const records = upstream('records', config.RECORDS_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS);
 
-const app = createApp({ identity, records, sessions, bearer, checks: { redis: () => pingRedis(redis) } });
+const app = createApp({ identity, records, sessions, bearer });
 const server = app.listen(config.GATEWAY_PORT, config.HOST, () =>
-  log.info({ port: config.GATEWAY_PORT, url: config.PUBLIC_URL }, 'gateway listening'),
+  log.info({ port: config.GATEWAY_PORT, ops: config.OPS_PORT, url: config.PUBLIC_URL }, 'gateway listening'),
 );
+// Longer than the load balancers' idle timeout, so that they close idle connections, not us.
 server.keepAliveTimeout = 65_000;
+
+// Health and metrics stay off the public port: readiness details and metrics are for the cluster only.
+const health = serveHealth({ redis: () => pingRedis(redis) });
+const ops = createServer((req, res) => {
+  if (!health(req, res)) res.writeHead(404).end();
+}).listen(config.OPS_PORT, config.HOST);
 
 handleSignals(log);
 onShutdown('stop accepting', () => markDraining());
 onShutdown('http', () => new Promise((resolve) => server.close(resolve)));
+onShutdown('ops', () => new Promise((resolve) => ops.close(resolve)));
 onShutdown('upstreams', () => Promise.all([identity.pool.close(), records.pool.close()]));
 onShutdown('identity grpc', () => sessions.close());
 onShutdown('redis', () => Promise.all([redis.quit(), subscriber.quit()]));

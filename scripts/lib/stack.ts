@@ -14,7 +14,7 @@ export interface StackOptions {
   smtpUrl: string;
   dbPrefix?: string;
   /** Fixed ports for the local stack; tests leave them out and get free ones. */
-  ports?: Partial<Record<'gateway' | 'identityHttp' | 'identityGrpc' | 'records' | 'notifierHttp' | 'notifierGrpc', number>>;
+  ports?: Partial<Record<'gateway' | 'gatewayOps' | 'identityHttp' | 'identityGrpc' | 'records' | 'notifierHttp' | 'notifierGrpc', number>>;
   secrets?: { auth: string; principal: string };
   corsAllowedOrigins?: string[];
   publicUrl?: string;
@@ -27,7 +27,7 @@ export interface Stack {
   gatewayUrl: string;
   /** The gateway's public URL (what browsers use; cookies and origins are bound to it). */
   publicUrl: string;
-  urls: { identityHttp: string; identityGrpc: string; records: string; notifierHttp: string; notifierGrpc: string };
+  urls: { gatewayOps: string; identityHttp: string; identityGrpc: string; records: string; notifierHttp: string; notifierGrpc: string };
   databases: Record<'identity' | 'records' | 'notifier', string>;
   services: Record<ServiceName, ServiceProcess>;
   secrets: { auth: string; principal: string };
@@ -36,11 +36,20 @@ export interface Stack {
 
 export const randomSecret = () => randomBytes(32).toString('base64url');
 
+/** Records connects as its application role (row-level security applies), migrating as the owner. */
+export function recordsAppUrl(ownerUrl: string, password = 'records_app'): string {
+  const url = new URL(ownerUrl);
+  url.username = 'records_app';
+  url.password = password;
+  return url.toString();
+}
+
 export async function startStack(options: StackOptions): Promise<Stack> {
   const prefix = options.dbPrefix ?? '';
   const port = async (key: keyof NonNullable<StackOptions['ports']>) => options.ports?.[key] ?? (await freePort());
   const ports = {
     gateway: await port('gateway'),
+    gatewayOps: await port('gatewayOps'),
     identityHttp: await port('identityHttp'),
     identityGrpc: await port('identityGrpc'),
     records: await port('records'),
@@ -95,7 +104,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     'services/records',
     env('records', {
       HTTP_PORT: String(ports.records),
-      DATABASE_URL: databases.records,
+      DATABASE_URL: recordsAppUrl(databases.records),
+      MIGRATION_DATABASE_URL: databases.records,
       PRINCIPAL_SECRET: secrets.principal,
     }),
   );
@@ -104,6 +114,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     'gateway',
     env('gateway', {
       GATEWAY_PORT: String(ports.gateway),
+      OPS_PORT: String(ports.gatewayOps),
       PUBLIC_URL: publicUrl,
       IDENTITY_URL: `http://127.0.0.1:${ports.identityHttp}`,
       IDENTITY_GRPC: `127.0.0.1:${ports.identityGrpc}`,
@@ -119,6 +130,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const name of ['gateway', 'records', 'identity', 'notifier'] as const) await services[name].stop();
   };
   const urls = {
+    gatewayOps: `http://127.0.0.1:${ports.gatewayOps}`,
     identityHttp: `http://127.0.0.1:${ports.identityHttp}`,
     identityGrpc: `127.0.0.1:${ports.identityGrpc}`,
     records: `http://127.0.0.1:${ports.records}`,
@@ -130,7 +142,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       waitForReady(`${urls.notifierHttp}/readyz`),
       waitForReady(`${urls.identityHttp}/readyz`),
       waitForReady(`${urls.records}/readyz`),
-      waitForReady(`http://127.0.0.1:${ports.gateway}/readyz`),
+      waitForReady(`${urls.gatewayOps}/readyz`),
     ]);
   } catch (err) {
     const tail = Object.values(services)
