@@ -141,6 +141,18 @@ export function isStatus(err: unknown, code: grpc.status): err is grpc.ServiceEr
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;
 }
 
+/**
+ * A server whose connections are recycled every few minutes, so that clients behind a Kubernetes
+ * ClusterIP Service (one long-lived HTTP/2 connection each) spread over new replicas too.
+ */
+export function createServer(): grpc.Server {
+  return new grpc.Server({
+    'grpc.max_connection_age_ms': 5 * 60_000,
+    'grpc.max_connection_age_grace_ms': 30_000,
+    'grpc.keepalive_time_ms': 60_000,
+  });
+}
+
 /** Binds a server on `host:port` (port 0 picks a free one) and resolves the bound port. */
 export function listen(server: grpc.Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) =>
