@@ -5,6 +5,7 @@
 //
 // The pool's clients run in pipeline mode: BEGIN, set_config, the statement and COMMIT are written
 // to the socket together and answered together, one network round trip for a read.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { QueryResultRow } from 'pg';
 import { createPool } from '@simrs/platform/db';
@@ -29,16 +30,25 @@ export function createAppPool(url: string, opts: { max: number; statementTimeout
 }
 
 export interface Querier {
-  query<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]>;
+  query<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<R[]>;
 }
 
-const SET_TENANT = "select set_config('app.tenant_id', $1, true)";
+const SET_TENANT = { name: 'records_set_tenant', text: "select set_config('app.tenant_id', $1, true)" };
+
+/**
+ * Statements whose text comes from a small, fixed set are prepared once per connection (named), so
+ * that Postgres plans them once instead of on every request. Statements whose text varies without
+ * bound (an UPDATE of whichever fields were given) stay unnamed.
+ */
+function statement(text: string, values: unknown[], prepare: boolean): pg.QueryConfig {
+  return prepare ? { name: `r_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text, values } : { text, values };
+}
 
 /** The only way handlers reach Postgres: bound to one tenant for its whole life. */
 export interface TenantDb {
   readonly tenantId: string;
   /** One statement in its own transaction: a single round trip. */
-  one<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]>;
+  one<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<R[]>;
   /** Several statements in one transaction (committed when `work` resolves, rolled back when it throws). */
   tx<T>(work: (q: Querier) => Promise<T>): Promise<T>;
 }
@@ -68,11 +78,11 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
 
   return {
     tenantId,
-    one<R extends QueryResultRow>(sql: string, params: unknown[] = []) {
+    one<R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) {
       return withClient(async (client) => {
         const begin = client.query('begin');
-        const set = client.query(SET_TENANT, [tenantId]);
-        const main = client.query<R>(sql, params);
+        const set = client.query({ ...SET_TENANT, values: [tenantId] });
+        const main = client.query<R>(statement(sql, params, opts.prepare ?? true));
         const commit = client.query('commit');
         // The statement's own error is the interesting one; COMMIT after a failure is a ROLLBACK.
         await settle([begin, set, main, commit]).catch(async (err) => {
@@ -86,9 +96,12 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
     },
     tx<T>(work: (q: Querier) => Promise<T>) {
       return withClient(async (client) => {
-        const opening = [client.query('begin'), client.query(SET_TENANT, [tenantId])];
+        const opening = [client.query('begin'), client.query({ ...SET_TENANT, values: [tenantId] })];
         opening.forEach((p) => p.catch(() => {}));
-        const q: Querier = { query: async <R extends QueryResultRow>(sql: string, params: unknown[] = []) => (await client.query<R>(sql, params)).rows };
+        const q: Querier = {
+          query: async <R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) =>
+            (await client.query<R>(statement(sql, params, opts.prepare ?? false))).rows,
+        };
         try {
           const result = await work(q);
           await settle([...opening, client.query('commit')]);

@@ -8,7 +8,7 @@ import type { Cursors } from './cursor.ts';
 import type { TenantDb } from './db.ts';
 import { badInput } from './errors.ts';
 import { nikMismatch } from './nik.ts';
-import { COLUMNS, normalizePhone } from './pasien.ts';
+import { COLUMNS, WRITABLE, normalizePhone } from './pasien.ts';
 import type { CreatePasienInput, ListPasienInput, Pasien, PasienFieldName, UpdatePasienInput } from './pasien.ts';
 
 export interface Actor {
@@ -151,10 +151,11 @@ export function recordsStore(db: TenantDb, actor: Actor, cursors: Cursors) {
 
     async createPasien(input: CreatePasienInput): Promise<Pasien> {
       const { values, p } = params();
-      const fields = Object.keys(input) as PasienFieldName[];
+      // Every writable column, absent ones as null: one statement text, prepared once per connection.
+      const fields = WRITABLE;
       const columns = fields.map((f) => COLUMNS[f]);
       const exprs = fields.map((f) => {
-        const raw = input[f];
+        const raw = input[f] ?? null;
         const value = typeof raw === 'string' ? (f === 'telepon' ? normalizePhone(raw) : raw.normalize('NFC')) : raw;
         return f === 'tanggalLahir' ? `${p(value)}::date` : p(value);
       });
@@ -165,7 +166,7 @@ export function recordsStore(db: TenantDb, actor: Actor, cursors: Cursors) {
           insert into records.pasien as p (no_rm, created_by, updated_by, ${columns.join(', ')})
           select lpad(n.last_value::text, 8, '0'), ${p(actor.userId)}, ${p(actor.userId)}, ${exprs.join(', ')} from n
           returning ${SELECT_PASIEN('p')}),
-        audit as (${auditInsert(p, 'pasien.create', 'array[created.id::uuid]', { fields })} from created)
+        audit as (${auditInsert(p, 'pasien.create', 'array[created.id::uuid]', { fields: fields.filter((f) => input[f] !== undefined && input[f] !== null) })} from created)
         select * from created`;
       const rows = await db.one<Row>(sql, values);
       return toPasien(rows[0]!);
@@ -174,7 +175,7 @@ export function recordsStore(db: TenantDb, actor: Actor, cursors: Cursors) {
     async updatePasien(input: UpdatePasienInput): Promise<Pasien> {
       const { id, expectedVersion, ...changes } = input;
       return db.tx(async (q) => {
-        const current = (await q.query<Row>(`select ${SELECT_PASIEN('p')} from records.pasien p where p.id = $1::uuid for update`, [id]))[0];
+        const current = (await q.query<Row>(`select ${SELECT_PASIEN('p')} from records.pasien p where p.id = $1::uuid for update`, [id], { prepare: true }))[0];
         if (!current) throw NOT_FOUND();
         if (current.status === 'archived') throw new TRPCError({ code: 'CONFLICT', message: 'patient is archived and cannot be changed' });
         if (expectedVersion !== undefined && expectedVersion !== current.version) {

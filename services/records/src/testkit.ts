@@ -150,3 +150,28 @@ export async function countRows(owner: pg.Client, table: string, where = 'true',
   const { rows } = await owner.query<{ n: number }>(`select count(*)::int as n from ${table} where ${where}`, values);
   return rows[0]!.n;
 }
+
+interface EnvelopeBody {
+  error: { message: string; code: number; data: { code: string; httpStatus: number; path: string; fieldErrors?: Record<string, string[]> } };
+}
+
+/** Asserts the seed's error envelope with the given status (and tRPC code when given). */
+export function assertEnvelope(reply: Reply, status: number, code?: string): EnvelopeBody['error'] {
+  const body = reply.body as EnvelopeBody;
+  const shown = JSON.stringify(reply.body).slice(0, 400);
+  if (reply.status !== status) throw new Error(`expected ${status}, got ${reply.status}: ${shown}`);
+  if (typeof body !== 'object' || body === null || typeof body.error !== 'object') throw new Error(`not an envelope: ${shown}`);
+  const e = body.error;
+  if (typeof e.message !== 'string' || typeof e.code !== 'number' || typeof e.data?.code !== 'string' || e.data.httpStatus !== status || typeof e.data.path !== 'string') {
+    throw new Error(`envelope fields missing or wrong: ${shown}`);
+  }
+  if (code && e.data.code !== code) throw new Error(`expected ${code}, got ${e.data.code}: ${shown}`);
+  return e;
+}
+
+/** tRPC success data. */
+export function dataOf<T = Record<string, unknown>>(reply: Reply): T {
+  const body = reply.body as { result?: { data: T } };
+  if (reply.status !== 200 || !body.result) throw new Error(`expected 200 with result, got ${reply.status}: ${JSON.stringify(reply.body).slice(0, 400)}`);
+  return body.result.data;
+}
