@@ -10,6 +10,7 @@ import type { Logger } from '@simrs/platform/logger';
 import { BASE_PATH } from './auth.ts';
 import type { Config } from './config.ts';
 import type { Pages } from './pages.ts';
+import { SIGN_UP_DISABLED } from './plugin.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -54,7 +55,7 @@ const EXACT = new Set([
   '/forget-password/email-otp',
 ]);
 /** Whole families: sign-up (refused), and what issue 6 completes (OAuth provider, device grant). */
-const PREFIXES = ['/sign-up/', '/.well-known/', '/oauth2/', '/device'];
+const PREFIXES = ['/.well-known/', '/oauth2/', '/device'];
 
 export function isOffered(path: string): boolean {
   return EXACT.has(path) || PREFIXES.some((p) => path.startsWith(p));
@@ -91,6 +92,8 @@ export function createHttpServer(deps: HttpDeps): Server {
   const health = serveHealth(deps.checks);
 
   async function toBetterAuth(req: IncomingMessage, res: ServerResponse, sub: string): Promise<void> {
+    // Every sign-up route, existing in Better Auth or not, answers the same refusal.
+    if (sub === '/sign-up' || sub.startsWith('/sign-up/')) return json(res, 403, SIGN_UP_DISABLED);
     if (!isOffered(sub)) return json(res, 404, { code: 'NOT_FOUND', message: 'Not found' });
     const method = req.method ?? 'GET';
     const headers = new Headers();

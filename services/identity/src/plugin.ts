@@ -22,6 +22,11 @@ export interface PluginDeps {
   log: Logger;
 }
 
+export const SIGN_UP_DISABLED = {
+  code: 'SIGN_UP_DISABLED',
+  message: "Sign-up is disabled: accounts are created by a tenant administrator's invitation.",
+} as const;
+
 /** The free-form properties update-session keeps, in one declared JSON field of the session. */
 export const PROPERTIES_FIELD = 'properties';
 export const MAX_PROPERTIES_BYTES = 8 * 1024;
@@ -114,10 +119,7 @@ export function simrsPlugin(deps: PluginDeps) {
         {
           matcher: (ctx) => (ctx.path ?? '').startsWith('/sign-up'),
           handler: createAuthMiddleware(async () => {
-            throw new APIError('FORBIDDEN', {
-              code: 'SIGN_UP_DISABLED',
-              message: "Sign-up is disabled: accounts are created by a tenant administrator's invitation.",
-            });
+            throw new APIError('FORBIDDEN', { ...SIGN_UP_DISABLED });
           }),
         },
         {
