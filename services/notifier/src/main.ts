@@ -17,6 +17,7 @@ import { createMailer } from './mailer.ts';
 import { createMetrics } from './metrics.ts';
 import { notifierHandlers } from './service.ts';
 import { stats } from './store.ts';
+import { untraced } from './tracing.ts';
 import { createWorker } from './worker.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -35,11 +36,12 @@ try {
 }
 
 const from = parseAddress(cfg.from)!;
-const metrics = createMetrics(() => stats(pool));
-const storeReachable = async () => {
-  await pool.query('select 1');
-  return true;
-};
+const metrics = createMetrics(() => untraced(() => stats(pool)));
+const storeReachable = () =>
+  untraced(async () => {
+    await pool.query('select 1');
+    return true;
+  });
 
 const worker = createWorker({
   pool,

@@ -12,7 +12,7 @@
 // "sent" update is the only thing between the two, and is retried for as long as the lease lasts if
 // the database blips; and every attempt carries the same Message-ID, so mail systems (and the test
 // peer) can recognise the repeat.
-import { context, propagation, trace, SpanStatusCode, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
+import { context, propagation, trace, SpanStatusCode, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Context } from '@opentelemetry/api';
 import type { Pool } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
@@ -23,6 +23,7 @@ import type { RetryPolicy } from './retry.ts';
 import { claim, markDead, markRetry, markSent, purge } from './store.ts';
 import type { Delivery } from './store.ts';
 import { render } from './templates.ts';
+import { untraced } from './tracing.ts';
 
 export interface WorkerOptions {
   pool: Pool;
@@ -43,11 +44,6 @@ export interface Worker {
   /** Stops claiming; waits up to `graceMs` for sends in flight, then aborts them (they are retried). */
   stop(graceMs?: number): Promise<void>;
 }
-
-// The key @opentelemetry/core's suppressTracing() sets (createContextKey is Symbol.for): the claim
-// query runs every poll interval and would otherwise export one root span per poll.
-const SUPPRESS_TRACING = createContextKey('OpenTelemetry SDK Context Key SUPPRESS_TRACING');
-const quiet = <T>(fn: () => Promise<T>): Promise<T> => context.with(context.active().setValue(SUPPRESS_TRACING, true), fn);
 
 const tracer = trace.getTracer('simrs-notifier');
 const PURGE_EVERY_MS = 60 * 60 * 1000;
@@ -179,7 +175,7 @@ export function createWorker(opts: WorkerOptions): Worker {
       if (free > 0) {
         try {
           // Rows claimed while stop() was called are still delivered: stop() waits for them.
-          const due = await quiet(() => claim(pool, free, opts.leaseMs));
+          const due = await untraced(() => claim(pool, free, opts.leaseMs));
           claimed = due.length;
           for (const d of due) track(d);
           if (storeDown) log.info('message store reachable again');
@@ -191,7 +187,7 @@ export function createWorker(opts: WorkerOptions): Worker {
       }
       if (Date.now() >= nextPurge) {
         nextPurge = Date.now() + PURGE_EVERY_MS;
-        quiet(() => purge(pool, opts.retentionDays))
+        untraced(() => purge(pool, opts.retentionDays))
           .then((n) => n && log.info({ deleted: n }, 'purged finished messages past retention'))
           .catch(() => {});
       }
