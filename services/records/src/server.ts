@@ -130,6 +130,12 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
         if (err instanceof BodyTooLarge) return sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${config.MAX_BODY_BYTES} bytes`, path, { connection: 'close' });
         throw err;
       }
+      const type = String(req.headers['content-type'] ?? '');
+      if (raw.trim() !== '' && !/^application\/json\b/i.test(type)) {
+        return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', path);
+      }
+      // trpc-to-openapi only reads bodies whose type is exactly application/json; pass it as such.
+      req.headers['content-type'] = 'application/json';
       try {
         req.body = raw.trim() === '' ? undefined : JSON.parse(raw);
       } catch {
