@@ -39,7 +39,12 @@ const userMessage = (u: DirectoryUser) => ({
 });
 const ref = (r: UserRef | undefined) => (r ? { userId: r.userId || undefined, email: r.email || undefined } : undefined);
 
-const isLoopback = (peer: string) => /^ipv4:127\.|^ipv6:\[::1\]|^ipv6:\[::ffff:127\.|^unix:/.test(peer);
+/** grpc-js reports the peer as `address:port` ("127.0.0.1:5000", "::1:5000"). */
+export function isLoopback(peer: string): boolean {
+  if (peer.startsWith('unix:')) return true;
+  const address = peer.replace(/^ipv[46]:/, '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  return address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.');
+}
 
 /**
  * Admin calls carry `authorization: Bearer <ADMIN_API_TOKEN>`; without a configured token, only

@@ -12,11 +12,13 @@ import { signInWithOtp, startFixture } from './test-harness.ts';
 import type { Client, Fixture } from './test-harness.ts';
 
 const COOKIE = 'simrs.session_token';
+const identityClient = (address: string) => createClient(IdentityService, address);
+type IdentityClient = ReturnType<typeof identityClient>;
 
 describe('sessions', () => {
   let f: Fixture;
   let subscriber: Redis;
-  let identity: ReturnType<typeof createClient<typeof IdentityService>>;
+  let identity: IdentityClient;
   const revocations: Revocation[] = [];
 
   const validate = (client: Client) => identity.validateSession({ sessionToken: client.cookies.get(COOKIE) ?? '' });
@@ -30,7 +32,7 @@ describe('sessions', () => {
       if (r) revocations.push(r);
     });
     await subscriber.subscribe(REVOCATION_CHANNEL);
-    identity = createClient(IdentityService, f.grpcAddress);
+    identity = identityClient(f.grpcAddress);
   });
   after(async () => {
     identity?.close();
