@@ -56,7 +56,7 @@ FROM runtime AS gateway
 COPY --from=deps-gateway /app/ ./
 COPY gateway/ gateway/
 WORKDIR /app/gateway
-EXPOSE 8080
+EXPOSE 8080 8081
 CMD ["node", "--import", "./src/instrumentation.ts", "src/main.ts"]
 
 FROM runtime AS identity

@@ -13,6 +13,7 @@ import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IPodTemplateSpec } from 'kubernetes-models/v1/PodTemplateSpec';
 import type { IService } from 'kubernetes-models/v1/Service';
+import type { IServicePort } from 'kubernetes-models/v1/ServicePort';
 import type { IServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IJob } from 'kubernetes-models/batch/v1/Job';
@@ -135,6 +136,14 @@ function podsOf(s: Scenario): Pod[] {
   });
 }
 
+/** The container port (by number) a Service port sends to on each Deployment pod it selects. */
+function targetsOf(pods: Pod[], service: IService, port: IServicePort): Array<{ pod: Pod; port: number | undefined }> {
+  const target = port.targetPort ?? port.port;
+  return pods
+    .filter((p) => p.kind === 'Deployment' && matches({ matchLabels: service.spec!.selector as Labels }, p.labels))
+    .map((p) => ({ pod: p, port: typeof target === 'number' ? target : p.ports.get(target) }));
+}
+
 /** Where an address like `http://simrs-identity:4001` or `simrs-identity.ns.svc:50051` lands. */
 function resolveUpstream(s: Scenario, pods: Pod[], value: string): Array<{ component: string; port: number }> | undefined {
   const m = /^(?:[a-z][a-z0-9+.-]*:\/\/)?([a-z0-9.-]+):(\d+)(?:[/?#].*)?$/i.exec(value);
@@ -145,10 +154,7 @@ function resolveUpstream(s: Scenario, pods: Pod[], value: string): Array<{ compo
   if (!service) return undefined;
   const port = service.spec!.ports!.find((p) => p.port === Number(m[2]));
   assert.ok(port, `${value}: Service ${name} has no port ${m[2]}`);
-  const target = port.targetPort ?? port.port;
-  return pods
-    .filter((p) => p.kind === 'Deployment' && matches({ matchLabels: service.spec!.selector as Labels }, p.labels))
-    .map((p) => ({ component: p.component, port: typeof target === 'number' ? target : p.ports.get(target)! }));
+  return targetsOf(pods, service, port).map((t) => ({ component: t.pod.component, port: t.port! }));
 }
 
 /** External dependencies, recognised by the contract's variable names. */
@@ -206,12 +212,26 @@ function containerProblems(c: IContainer, podRunAsNonRoot: boolean | undefined):
   return problems.map((p) => `${c.name}: ${p}`);
 }
 
+/**
+ * The name of the port that serves /healthz, /readyz and /metrics: a service that declares an `ops`
+ * port serves them there only (its `http` port answers 404 for them), the others on `http`.
+ */
+const opsPortName = (ports: Map<string | undefined, number>): 'ops' | 'http' => (ports.has('ops') ? 'ops' : 'http');
+
+/** Service contract: the variable that binds each named container port. */
+const PORT_VARIABLES: Record<string, string[]> = { http: ['GATEWAY_PORT', 'HTTP_PORT'], ops: ['OPS_PORT'], grpc: ['GRPC_PORT'] };
+
 function probeProblems(c: IContainer): string[] {
   const ports = new Map((c.ports ?? []).map((p) => [p.name, p.containerPort]));
   const problems: string[] = [];
   if (!c.livenessProbe || !c.readinessProbe) return [`${c.name}: needs liveness and readiness probes`];
+  const ops = opsPortName(ports);
+  const onOps = (port: number | string | undefined) => ports.has(ops) && (port === ops || port === ports.get(ops));
   const live = c.livenessProbe.httpGet;
-  if (!live || live.path !== '/healthz' || live.port !== 'http') problems.push('liveness is not HTTP /healthz on the http port');
+  if (!live || live.path !== '/healthz' || !onOps(live.port)) problems.push(`liveness is not HTTP /healthz on the ${ops} port`);
+  for (const [kind, probe] of [['startup', c.startupProbe], ['readiness', c.readinessProbe]] as const) {
+    if (probe?.httpGet && !onOps(probe.httpGet.port)) problems.push(`${kind} probe is not on the ${ops} port`);
+  }
   const grpcPort = ports.get('grpc');
   const probes = [c.startupProbe, c.livenessProbe, c.readinessProbe];
   if (grpcPort !== undefined && !probes.some((p) => p?.grpc?.port === grpcPort)) problems.push('gRPC port has no native grpc probe');
@@ -311,9 +331,41 @@ test('every Deployment has one PDB, topology spread, a config checksum, and an H
   }
 });
 
-test('only the gateway is exposed: ClusterIP Services, one Ingress with TLS', () => {
+test('every Deployment binds its declared ports by variable and is scraped on the port with /metrics', () => {
   for (const s of scenarios) {
-    for (const svc of ofKind<IService>(s, 'Service')) assert.equal(svc.spec!.type ?? 'ClusterIP', 'ClusterIP', `${s.name}: ${svc.metadata.name}`);
+    for (const pod of podsOf(s).filter((p) => p.kind === 'Deployment')) {
+      const where = `${s.name}: ${pod.owner}`;
+      const bound = [...pod.ports].map(([name, number]) => {
+        const variables = (PORT_VARIABLES[name] ?? []).filter((v) => pod.env.has(v));
+        assert.equal(variables.length, 1, `${where}: port ${name} is bound by ${variables.length} of ${PORT_VARIABLES[name]}`);
+        assert.equal(Number(pod.env.get(variables[0]!)), number, `${where}: ${variables[0]} and the ${name} port`);
+        return variables[0]!;
+      });
+      const unbound = Object.values(PORT_VARIABLES).flat().filter((v) => pod.env.has(v) && !bound.includes(v));
+      assert.deepEqual(unbound, [], `${where}: port variables without a declared container port`);
+      const annotations = pod.template.metadata?.annotations ?? {};
+      if (annotations['prometheus.io/scrape'] === 'true') {
+        assert.equal(Number(annotations['prometheus.io/port']), pod.ports.get(opsPortName(pod.ports)), `${where}: scrape port`);
+        assert.equal(annotations['prometheus.io/path'], '/metrics', `${where}: scrape path`);
+      }
+    }
+  }
+});
+
+test('only the gateway is exposed: ClusterIP Services without ops ports, one Ingress with TLS to the http port', () => {
+  for (const s of scenarios) {
+    const pods = podsOf(s);
+    for (const svc of ofKind<IService>(s, 'Service')) {
+      const where = `${s.name}: Service/${svc.metadata.name}`;
+      assert.equal(svc.spec!.type ?? 'ClusterIP', 'ClusterIP', where);
+      for (const port of svc.spec!.ports ?? []) {
+        assert.notEqual(port.name, 'ops', `${where} exposes a port named ops`);
+        for (const t of targetsOf(pods, svc, port)) {
+          assert.ok(t.port !== undefined, `${where}: port ${port.name} has no container port on ${t.pod.owner}`);
+          assert.notEqual(t.port, t.pod.ports.get('ops'), `${where}: port ${port.name} reaches the ops port of ${t.pod.owner}`);
+        }
+      }
+    }
     const ingresses = ofKind<IIngress>(s, 'Ingress');
     assert.equal(ingresses.length, 1, `${s.name}: one Ingress`);
     const spec = ingresses[0]!.spec!;
@@ -322,6 +374,19 @@ test('only the gateway is exposed: ClusterIP Services, one Ingress with TLS', ()
     const backends = new Set((spec.rules ?? []).flatMap((r) => r.http?.paths.map((p) => p.backend.service?.name) ?? []));
     const exposed = ofKind<IService>(s, 'Service').filter((x) => backends.has(x.metadata.name)).map(componentOf);
     assert.deepEqual(exposed, ['gateway'], `${s.name}: the Ingress reaches only the gateway`);
+    for (const backend of (spec.rules ?? []).flatMap((r) => r.http?.paths.map((p) => p.backend.service!) ?? [])) {
+      const where = `${s.name}: Ingress backend ${backend.name}:${backend.port?.name ?? backend.port?.number}`;
+      const svc = ofKind<IService>(s, 'Service').find((x) => x.metadata.name === backend.name)!;
+      const port = svc.spec!.ports!.find((p) => (backend.port?.name ? p.name === backend.port.name : p.port === backend.port?.number));
+      assert.ok(port, `${where}: no such Service port`);
+      const targets = targetsOf(pods, svc, port);
+      assert.ok(targets.length > 0, `${where}: selects no pod`);
+      for (const t of targets) {
+        assert.ok(t.pod.ports.has('ops'), `${where}: ${t.pod.owner} declares no ops port`);
+        assert.notEqual(t.port, t.pod.ports.get('ops'), `${where} reaches the ops port of ${t.pod.owner}`);
+        assert.equal(t.port, t.pod.ports.get('http'), `${where} is not the http port of ${t.pod.owner}`);
+      }
+    }
   }
 });
 

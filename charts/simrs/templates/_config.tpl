@@ -8,6 +8,7 @@ the release namespace; the chart test derives the allowed call graph from these 
 {{- $host := include "simrs.fullname" .root }}
 {{- if eq .name "gateway" }}
 GATEWAY_PORT: {{ $ports.gateway.http | quote }}
+OPS_PORT: {{ $ports.gateway.ops | quote }}
 IDENTITY_URL: {{ printf "http://%s-identity:%v" $host $ports.identity.http | quote }}
 IDENTITY_GRPC: {{ printf "%s-identity:%v" $host $ports.identity.grpc | quote }}
 RECORDS_URL: {{ printf "http://%s-records:%v" $host $ports.records.http | quote }}

@@ -61,11 +61,26 @@ The contract with the services: their ports, the calls between them (rendered in
 the upstream addresses themselves are in configmap.yaml), what they use outside the release (keys of
 .Values.networkPolicy) and which Secret entry feeds which variable (keys of .Values.secrets).
 */}}
+{{- /*
+`ops` (gateway only) serves /healthz, /readyz and /metrics and nothing else; the gateway's `http` port
+answers 404 there. It is a container port for the kubelet's probes and for Prometheus (per the
+NetworkPolicy), never a port of a Service or the Ingress. The other services serve those paths on `http`.
+*/}}
 {{- define "simrs.ports" -}}
-gateway: {http: 8080}
+gateway: {http: 8080, ops: 8081}
 identity: {http: 4001, grpc: 50051}
 records: {http: 4002}
 notifier: {http: 4003, grpc: 50052}
+{{- end }}
+
+{{/* The name of the port with /healthz, /readyz and /metrics: (dict "root" $ "name" "gateway") */}}
+{{- define "simrs.opsPortName" -}}
+{{- ternary "ops" "http" (hasKey (index (include "simrs.ports" .root | fromYaml) .name) "ops") }}
+{{- end }}
+
+{{/* Ports a Service exposes: every port but ops. */}}
+{{- define "simrs.servicePorts" -}}
+{{- toYaml (omit (index (include "simrs.ports" .root | fromYaml) .name) "ops") }}
 {{- end }}
 
 {{- define "simrs.graph" -}}
