@@ -9,6 +9,7 @@ const secret = z.string().min(32, 'must be at least 32 characters');
 /** An origin such as https://simrs.example.org (scheme, host, optional port; nothing else). */
 const origin = urlWith('http', 'https').refine(
   (value) => {
+    if (!URL.canParse(value)) return true; // urlWith reports it
     const url = new URL(value);
     return (url.pathname === '/' || url.pathname === '') && !url.search && !url.hash && !url.username;
   },
