@@ -165,7 +165,11 @@ export interface Fixture {
   stop(): Promise<void>;
 }
 
-export async function startFixture(label: string, extraEnv: Record<string, string> = {}): Promise<Fixture> {
+/**
+ * `selfPublicUrl`: identity's own address (http://localhost:<port>) is the public URL, for browser
+ * tests that talk to identity directly instead of through the gateway.
+ */
+export async function startFixture(label: string, extraEnv: Record<string, string> = {}, options: { selfPublicUrl?: boolean } = {}): Promise<Fixture> {
   const stops: (() => Promise<unknown>)[] = [];
   try {
     const db = await throwawayDatabase(`id_${label}`);
@@ -191,7 +195,7 @@ export async function startFixture(label: string, extraEnv: Record<string, strin
     await waitForReady(`http://127.0.0.1:${notifierHttp}/readyz`);
 
     const authSecret = randomBytes(32).toString('base64url');
-    const publicUrl = 'http://localhost:8080';
+    const publicUrl = options.selfPublicUrl ? `http://localhost:${httpPort}` : 'http://localhost:8080';
     const env = {
       HOST: '127.0.0.1',
       HTTP_PORT: String(httpPort),
