@@ -123,7 +123,7 @@ export function simrsPlugin(deps: PluginDeps) {
           }),
         },
         {
-          matcher: (ctx) => (ctx.path ?? '') in SEND_PATHS,
+          matcher: (ctx) => Object.hasOwn(SEND_PATHS, ctx.path ?? ''),
           handler: createAuthMiddleware(async (ctx) => {
             const body = ctx.body as unknown;
             if (!isPlainObject(body) || typeof body.email !== 'string') return; // the endpoint's validation answers

@@ -195,7 +195,7 @@ export async function startFixture(label: string, extraEnv: Record<string, strin
     await waitForReady(`http://127.0.0.1:${notifierHttp}/readyz`);
 
     const authSecret = randomBytes(32).toString('base64url');
-    const publicUrl = options.selfPublicUrl ? `http://localhost:${httpPort}` : 'http://localhost:8080';
+    const publicUrl = options.selfPublicUrl ? `http://localhost:${httpPort}` : (extraEnv.PUBLIC_URL ?? 'http://localhost:8080');
     const env = {
       HOST: '127.0.0.1',
       HTTP_PORT: String(httpPort),
@@ -203,11 +203,11 @@ export async function startFixture(label: string, extraEnv: Record<string, strin
       DATABASE_URL: db.url,
       REDIS_URL: redis.url,
       NOTIFIER_GRPC: `127.0.0.1:${notifierGrpc}`,
-      PUBLIC_URL: publicUrl,
       AUTH_SECRET: authSecret,
       SEED_DEMO_DATA: 'true',
       LOG_LEVEL: 'info',
       ...extraEnv,
+      PUBLIC_URL: publicUrl,
     };
     const httpUrl = `http://127.0.0.1:${httpPort}`;
     const fixture: Fixture = {
