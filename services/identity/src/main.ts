@@ -1,7 +1,7 @@
 // identity: Better Auth over HTTP (/api/auth, pages under /auth), IdentityService over gRPC.
 // config -> logger -> migrate -> servers -> signals, as every service here.
 import { addHealthService } from '@simrs/proto/health';
-import { drain, grpc, listen } from '@simrs/proto/grpc';
+import { createServer as createGrpcServer, drain, listen } from '@simrs/proto/grpc';
 import { createPool } from '@simrs/platform/db';
 import { markDraining } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
@@ -68,7 +68,8 @@ const pages = createPages({
 const http = createHttpServer({ config, handler: auth.handler, pages, checks, log });
 http.listen(config.HTTP_PORT, config.HOST, () => log.info({ port: config.HTTP_PORT }, 'identity http listening'));
 
-const grpcServer = new grpc.Server();
+// Connections are recycled now and then, so the gateway's calls spread over new replicas too.
+const grpcServer = createGrpcServer();
 const health = addHealthService(grpcServer, {
   services: ['simrs.identity.v1.IdentityService'],
   ready: async () => {
