@@ -1,7 +1,9 @@
 // Records benchmark: p50/p95 latency of pasien.list (first page, and a name search) against the real
-// records process with a signed principal, with 10k and with 1M patients in one tenant. The patients
-// are bulk-loaded with generate_series into a throwaway database (as the owner, under the same RLS,
-// triggers and indexes the service uses). Run alone: `node bench/records.ts`.
+// records process with a signed principal, with 10k and with 1M patients in one tenant. Each size has
+// its own throwaway database and records process; the patients are bulk-loaded with generate_series
+// (as the owner, under the same RLS, triggers and indexes the service uses). Requests to the two sizes
+// are interleaved so that background load on the machine affects both alike. Run alone:
+// `node bench/records.ts` (BENCH_RECORDS_SMALL / _LARGE / _SAMPLES to change the sizes).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -64,26 +66,55 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function measure(url: string, principal: string, input: unknown): Promise<{ p50: number; p95: number; rows: number }> {
-  const target = `${url}/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify(input))}`;
-  const times: number[] = [];
-  let rows = 0;
-  for (let i = 0; i < WARMUP + SAMPLES; i++) {
-    const t0 = performance.now();
-    const res = await fetch(target, { headers: { 'x-simrs-principal': principal } });
-    const body = (await res.json()) as { result?: { data: { items: unknown[] } } };
-    const ms = performance.now() - t0;
-    if (res.status !== 200 || !body.result) throw new Error(`pasien.list answered ${res.status}: ${JSON.stringify(body)}`);
-    rows = body.result.data.items.length;
-    if (i >= WARMUP) times.push(ms);
-  }
-  times.sort((a, b) => a - b);
-  const round = (n: number) => Math.round(n * 100) / 100;
-  return { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)), rows };
+interface Target {
+  size: number;
+  url: string;
+  principal: string;
 }
 
-export async function benchRecords(): Promise<Row[]> {
-  const db = await throwawayDatabase('bench_records');
+interface Figures {
+  p50: number;
+  p95: number;
+  rows: number;
+}
+
+async function once(target: Target, input: unknown): Promise<{ ms: number; rows: number }> {
+  const t0 = performance.now();
+  const res = await fetch(`${target.url}/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify(input))}`, {
+    headers: { 'x-simrs-principal': target.principal },
+  });
+  const body = (await res.json()) as { result?: { data: { items: unknown[] } } };
+  const ms = performance.now() - t0;
+  if (res.status !== 200 || !body.result) throw new Error(`pasien.list answered ${res.status}: ${JSON.stringify(body)}`);
+  return { ms, rows: body.result.data.items.length };
+}
+
+/**
+ * Measures the same request against every target, interleaved (a, b, b, a, ...), so that whatever
+ * else the machine is doing weighs on all sizes alike and the ratio compares like with like.
+ */
+async function measure(targets: Target[], input: unknown): Promise<Figures[]> {
+  const times = targets.map(() => [] as number[]);
+  const rows = targets.map(() => 0);
+  for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    const order = i % 2 === 0 ? targets.map((_, k) => k) : targets.map((_, k) => targets.length - 1 - k);
+    for (const k of order) {
+      const r = await once(targets[k]!, input);
+      rows[k] = r.rows;
+      if (i >= WARMUP) times[k]!.push(r.ms);
+    }
+  }
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return times.map((t, k) => {
+    t.sort((a, b) => a - b);
+    return { p50: round(percentile(t, 50)), p95: round(percentile(t, 95)), rows: rows[k]! };
+  });
+}
+
+/** A throwaway database with `size` patients in one tenant and a records process in front of it. */
+async function provision(size: number, cleanup: (() => Promise<unknown>)[]): Promise<Target & { loadSeconds: number }> {
+  const db = await throwawayDatabase(`bench_records_${size}`);
+  cleanup.push(() => (process.env.BENCH_RECORDS_KEEP ? (console.error(`kept ${db.url}`), Promise.resolve()) : db.drop()));
   const appUrl = new URL(db.url);
   appUrl.username = 'records_app';
   appUrl.password = 'records_app';
@@ -97,48 +128,46 @@ export async function benchRecords(): Promise<Row[]> {
     PRINCIPAL_SECRET: secret,
     LOG_LEVEL: 'warn',
   });
+  cleanup.push(() => proc.stop());
+  const url = `http://127.0.0.1:${port}`;
+  await waitForReady(`${url}/readyz`, 60_000);
   const owner = new pg.Client({ connectionString: db.url });
+  await owner.connect();
+  const t0 = performance.now();
+  try {
+    await load(owner, 0, size);
+  } finally {
+    await owner.end();
+  }
+  const loadSeconds = Math.round((performance.now() - t0) / 100) / 10;
+  const principal = await signPrincipal({ userId: 'bench', tenantId: TENANT, role: 'doctor', scopes: ['simrs:read', 'simrs:write'] }, secret, 3600);
+  return { size, url, principal, loadSeconds };
+}
+
+export async function benchRecords(): Promise<Row[]> {
+  const cleanup: (() => Promise<unknown>)[] = [];
   const rows: Row[] = [];
   try {
-    const url = `http://127.0.0.1:${port}`;
-    await waitForReady(`${url}/readyz`, 30_000);
-    await owner.connect();
-    const principal = await signPrincipal(
-      { userId: 'bench', tenantId: TENANT, role: 'doctor', scopes: ['simrs:read', 'simrs:write'] },
-      secret,
-      3600,
-    );
+    const targets = [await provision(SMALL, cleanup), await provision(LARGE, cleanup)];
     const cases = [
       { label: 'first page', input: { limit: 20 } },
       { label: `name search "${SEARCH}"`, input: { q: SEARCH, limit: 20 } },
     ];
-    const results: Record<string, { p50: number; p95: number }> = {};
-    let loaded = 0;
-    for (const size of [SMALL, LARGE]) {
-      const t0 = performance.now();
-      await load(owner, loaded, size);
-      loaded = size;
-      const loadSeconds = Math.round((performance.now() - t0) / 100) / 10;
-      for (const c of cases) {
-        const r = await measure(url, principal, c.input);
-        results[`${c.label}@${size}`] = r;
-        rows.push({ name: `pasien.list ${c.label}`, patients: size, p50_ms: r.p50, p95_ms: r.p95, page_rows: r.rows, load_s: loadSeconds });
-      }
-    }
+    const ratios: Row[] = [];
     for (const c of cases) {
-      const small = results[`${c.label}@${SMALL}`]!;
-      const large = results[`${c.label}@${LARGE}`]!;
-      rows.push({
+      const [small, large] = await measure(targets, c.input);
+      for (const [k, f] of [small!, large!].entries()) {
+        rows.push({ name: `pasien.list ${c.label}`, patients: targets[k]!.size, p50_ms: f.p50, p95_ms: f.p95, page_rows: f.rows, load_s: targets[k]!.loadSeconds });
+      }
+      ratios.push({
         name: `pasien.list ${c.label}: ${LARGE / 1000}k vs ${SMALL / 1000}k (target <= 1.5)`,
-        p50_ratio: Math.round((large.p50 / small.p50) * 100) / 100,
-        p95_ratio: Math.round((large.p95 / small.p95) * 100) / 100,
+        p50_ratio: Math.round((large!.p50 / small!.p50) * 100) / 100,
+        p95_ratio: Math.round((large!.p95 / small!.p95) * 100) / 100,
       });
     }
+    rows.push(...ratios);
   } finally {
-    await owner.end().catch(() => {});
-    await proc.stop();
-    if (process.env.BENCH_RECORDS_KEEP) console.error(`kept ${db.url}`);
-    else await db.drop();
+    for (const step of cleanup.reverse()) await step().catch(() => {});
   }
   return rows;
 }
