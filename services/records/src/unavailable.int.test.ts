@@ -113,12 +113,13 @@ describe('start-up guard', () => {
           const admin = new pg.Client({ connectionString: db.url });
           await admin.connect();
           await admin
-            .query("do $$ begin if not exists (select 1 from pg_roles where rolname = 'records_test_bypass') then create role records_test_bypass login bypassrls; end if; end $$")
+            .query("do $$ begin if not exists (select 1 from pg_roles where rolname = 'records_test_bypass') then create role records_test_bypass login bypassrls password 'records_test_bypass'; end if; end $$")
             .catch(() => {}); // a parallel run may have created it first
           await admin.end();
         }
         const privileged = new URL(db.url);
         privileged.username = user;
+        if (user === 'records_test_bypass') privileged.password = 'records_test_bypass';
         const proc = startService('records', 'services/records', {
           HOST: '127.0.0.1',
           HTTP_PORT: String(await freePort()),
