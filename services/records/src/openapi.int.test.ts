@@ -76,6 +76,10 @@ describe('integration interface', () => {
     const archived = await r.rest('POST', `/pasien/${id}/archive`, { principal: admin, body: { reason: 'duplikat' } });
     assert.equal((archived.body as { status: string }).status, 'archived');
     assertEnvelope(await r.rest('POST', `/pasien/${id}/archive`, { principal: admin, body: { reason: 'lagi' } }), 409, 'CONFLICT');
+    const ids = async (query: string) => ((await r.rest('GET', `/pasien${query}`, { principal: clerk })).body as { items: { id: string }[] }).items.map((p) => p.id);
+    assert.deepEqual(await ids(''), [], 'archived patients leave the default listing');
+    assert.deepEqual(await ids('?status=archived'), [id]);
+    assert.deepEqual(await ids('?status=all&q=budi'), [id]);
     assertEnvelope(await r.rest('PATCH', `/pasien/${id}`, { principal: admin, body: { alamat: 'Jl. X No. 1' } }), 409, 'CONFLICT');
     const e = assertEnvelope(await r.rest('GET', '/pasien'), 401, 'UNAUTHORIZED');
     assert.equal(e.data.path, 'pasien.list');

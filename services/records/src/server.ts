@@ -94,6 +94,7 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
   const onError = (error: { code: string; cause?: unknown }, path: string | undefined) => {
     if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error.cause ?? error, path }, 'procedure failed');
     else if (error.code === 'SERVICE_UNAVAILABLE') log.warn({ err: error.cause ?? error, path }, 'database unavailable');
+    else if (error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN') log.warn({ code: error.code, path }, 'call refused');
   };
 
   const trpc = createHTTPHandler({
