@@ -1,15 +1,12 @@
 // Debian's Chromium driven by playwright-core (no browser download), as DESIGN.md describes, with a
 // WebAuthn virtual authenticator over CDP for passkey tests.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+// playwright adds --headless itself.
 const ARGS = [
-  '--headless',
   '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
@@ -19,16 +16,10 @@ const ARGS = [
   '--disable-sync',
 ];
 
+/** Chromium with a fresh temporary profile (playwright makes one per launch and removes it). */
 export async function launchBrowser(): Promise<{ browser: Browser; close(): Promise<void> }> {
-  const profile = mkdtempSync(join(tmpdir(), 'simrs-chromium-'));
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, `--user-data-dir=${profile}`], ignoreDefaultArgs: ['--headless'] });
-  return {
-    browser,
-    async close() {
-      await browser.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  return { browser, close: () => browser.close() };
 }
 
 /** Adds a platform authenticator (ctap2, internal, resident keys, user verification) to the page. */

@@ -14,8 +14,8 @@ export interface ReceivedMail {
 export interface SmtpPeer {
   url: string;
   messages: ReceivedMail[];
-  /** The first message to `address` (after `since` messages), once it has arrived. */
-  waitForMail(address: string, since?: number, timeoutMs?: number): Promise<ReceivedMail>;
+  /** The first message to `address` (after `since` messages, matching `accept`), once it has arrived. */
+  waitForMail(address: string, since?: number, accept?: (mail: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
   stop(): Promise<void>;
 }
 
@@ -48,8 +48,8 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
-    waitForMail(address, since = 0, timeoutMs = 15_000) {
-      return waitFor(`mail to ${address}`, async () => messages.slice(since).find((m) => m.to.includes(address)), timeoutMs);
+    waitForMail(address, since = 0, accept = () => true, timeoutMs = 15_000) {
+      return waitFor(`mail to ${address}`, async () => messages.slice(since).find((m) => m.to.includes(address) && accept(m)), timeoutMs);
     },
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -37,14 +37,17 @@ export function sessionCookie(setCookie: string[] | string | undefined | null): 
   return line?.split(';')[0];
 }
 
+/** The code of a sign-in OTP mail: six digits on a line of their own. */
 export function otpFrom(text: string): string {
-  const code = /\b(\d{6})\b/.exec(text)?.[1];
+  const code = /^\s*(\d{6})\s*$/m.exec(text)?.[1];
   if (!code) throw new Error('no 6-digit code in the mail');
   return code;
 }
 
-/** Signs in by e-mail OTP through the gateway; returns the session cookie ("name=value"). */
-export async function signInWithOtp(stack: Stack, smtp: SmtpPeer, email: string): Promise<string> {
+export const isOtpMail = (mail: { text: string }) => /^\s*\d{6}\s*$/m.test(mail.text);
+
+/** Signs in by e-mail OTP through the gateway; returns the session cookie ("name=value") and the code. */
+export async function signInWithOtp(stack: Stack, smtp: SmtpPeer, email: string): Promise<{ cookie: string; otp: string }> {
   const headers = { 'content-type': 'application/json', origin: stack.publicUrl };
   const since = smtp.messages.length;
   const sent = await fetch(`${stack.gatewayUrl}/api/auth/email-otp/send-verification-otp`, {
@@ -53,14 +56,15 @@ export async function signInWithOtp(stack: Stack, smtp: SmtpPeer, email: string)
     body: JSON.stringify({ email, type: 'sign-in' }),
   });
   if (sent.status !== 200) throw new Error(`send-verification-otp: ${sent.status} ${await sent.text()}`);
-  const mail = await smtp.waitForMail(email, since);
+  const mail = await smtp.waitForMail(email, since, isOtpMail);
+  const otp = otpFrom(mail.text);
   const res = await fetch(`${stack.gatewayUrl}/api/auth/sign-in/email-otp`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ email, otp: otpFrom(mail.text) }),
+    body: JSON.stringify({ email, otp }),
   });
   if (res.status !== 200) throw new Error(`sign-in/email-otp: ${res.status} ${await res.text()}`);
   const cookie = sessionCookie(res.headers.getSetCookie());
   if (!cookie) throw new Error('no session cookie set');
-  return cookie;
+  return { cookie, otp };
 }
