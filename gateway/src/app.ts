@@ -17,6 +17,7 @@ import { InvalidToken } from './auth/bearer.ts';
 import type { BearerAuthenticator } from './auth/bearer.ts';
 import { UpstreamUnavailable } from './auth/session.ts';
 import type { SessionAuthenticator } from './auth/session.ts';
+import { CallerRateLimit } from './limits.ts';
 import { log } from './log.ts';
 import { forwardHeaders, procedurePath, proxy } from './proxy.ts';
 import type { Upstream } from './proxy.ts';
@@ -69,7 +70,9 @@ export function createApp(deps: GatewayDeps): express.Express {
     [PRINCIPAL_HEADER]: undefined,
   });
 
-  const toIdentity: RequestHandler = (req, res) => proxy(deps.identity, req, res, forwardHeaders(req.headers, forwardedFor(req)));
+  const toIdentity: RequestHandler = (req, res) =>
+    proxy(deps.identity, req, res, forwardHeaders(req.headers, forwardedFor(req)), config.MAX_BODY_BYTES);
+  const rateLimit = new CallerRateLimit(config.RATE_LIMIT_PER_MINUTE);
   app.use('/api/auth', corsForApi, toIdentity);
   app.use('/auth', toIdentity);
 
@@ -86,6 +89,11 @@ export function createApp(deps: GatewayDeps): express.Express {
       throw err;
     }
     if (caller) requestContext.getStore()!.tenantId = caller.principal.tenantId;
+    const wait = await rateLimit.check(caller ? `${caller.principal.clientId ?? ''}:${caller.principal.userId}` : `ip:${req.ip}`);
+    if (wait !== undefined) {
+      res.setHeader('retry-after', String(wait));
+      return fail(res, req, 'TOO_MANY_REQUESTS', `too many requests, retry in ${wait} s`);
+    }
     const cache = req.headers.authorization ? deps.bearer.cache : deps.sessions.cache;
     const principal = caller ? await cache.mint(caller.key, caller.principal) : undefined;
     await proxy(
@@ -99,6 +107,7 @@ export function createApp(deps: GatewayDeps): express.Express {
         authorization: undefined,
         [PRINCIPAL_HEADER]: principal,
       }),
+      config.MAX_BODY_BYTES,
     );
   };
   app.use('/trpc', corsForApi, toRecords);

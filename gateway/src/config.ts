@@ -22,6 +22,10 @@ export const config = loadConfig(
     TRUSTED_PROXIES: csv,
     /** How long a validated session is reused without asking identity (revocations evict at once). */
     SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(60),
+    /** Request bodies above this answer 413 before reaching a service. */
+    MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+    /** API requests per minute per user, client or (anonymous) IP, per gateway replica; 0 disables. */
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6_000),
     UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(1_000),
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
     /** OAuth access tokens: who issues them and for which resource; defaults derive from PUBLIC_URL. */

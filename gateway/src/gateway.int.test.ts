@@ -39,6 +39,8 @@ before(async () => {
     REDIS_URL: redis.url,
     PRINCIPAL_SECRET: secret,
     CORS_ALLOWED_ORIGINS: 'https://allowed.example',
+    MAX_BODY_BYTES: '2048',
+    RATE_LIMIT_PER_MINUTE: '60',
   });
   url = `http://127.0.0.1:${gatewayPort}`;
   opsUrl = `http://127.0.0.1:${opsPort}`;
@@ -125,5 +127,36 @@ describe('gateway routing', () => {
     const metrics = await request(opsUrl).get('/metrics').expect(200);
     assert.match(metrics.text, /http_server_request_duration/);
     for (const path of ['/readyz', '/metrics']) await request(url).get(path).expect(404);
+  });
+
+  test('a body over MAX_BODY_BYTES answers 413 before reaching a service, chunked or not', async () => {
+    const big = JSON.stringify({ email: 'x'.repeat(4096) });
+    const sized = await request(url).post('/api/auth/sign-in/magic-link').set('content-type', 'application/json').send(big);
+    assertEnvelope(sized.body, 'PAYLOAD_TOO_LARGE', 413, '/api/auth/sign-in/magic-link');
+    const chunked = await fetch(`${url}/trpc/pasien.create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 8; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(1024)));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(chunked.status, 413);
+    assertEnvelope(await chunked.json(), 'PAYLOAD_TOO_LARGE', 413, 'pasien.create');
+  });
+
+  // Last: it spends this client's request budget.
+  test('a caller over RATE_LIMIT_PER_MINUTE gets 429 with Retry-After', async () => {
+    let limited: request.Response | undefined;
+    for (let i = 0; i < 80 && !limited; i++) {
+      const res = await request(url).get('/trpc/healthCheck');
+      if (res.status === 429) limited = res;
+    }
+    assert.ok(limited, 'limited within 80 requests');
+    assertEnvelope(limited.body, 'TOO_MANY_REQUESTS', 429, 'healthCheck');
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
   });
 });

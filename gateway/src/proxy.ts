@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import { Pool } from 'undici';
 import { envelope } from '@simrs/platform/envelope';
+import { bodyLimit, PayloadTooLarge } from './limits.ts';
 import { log } from './log.ts';
 
 const HOP_BY_HOP = new Set([
@@ -50,14 +51,22 @@ export function forwardHeaders(headers: IncomingHttpHeaders, set: Record<string,
   return out;
 }
 
-export async function proxy(target: Upstream, req: Request, res: Response, headers: Record<string, string | string[]>): Promise<void> {
+export async function proxy(
+  target: Upstream,
+  req: Request,
+  res: Response,
+  headers: Record<string, string | string[]>,
+  maxBodyBytes: number,
+): Promise<void> {
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) return tooLarge(req, res, maxBodyBytes);
+  const limited = hasBody ? req.pipe(bodyLimit(maxBodyBytes)) : null;
   try {
     const upstreamRes = await target.pool.request({
       method: req.method as 'GET',
       path: req.originalUrl,
       headers,
-      body: hasBody ? req : null,
+      body: limited,
     });
     res.status(upstreamRes.statusCode);
     for (const [name, value] of Object.entries(upstreamRes.headers)) {
@@ -66,6 +75,7 @@ export async function proxy(target: Upstream, req: Request, res: Response, heade
     upstreamRes.body.pipe(res);
     upstreamRes.body.on('error', () => res.destroy());
   } catch (err) {
+    if (err instanceof PayloadTooLarge) return tooLarge(req, res, maxBodyBytes);
     const code = (err as { code?: string }).code;
     log.warn({ upstream: target.name, code }, 'upstream unavailable');
     if (res.headersSent) return void res.destroy();
@@ -74,6 +84,13 @@ export async function proxy(target: Upstream, req: Request, res: Response, heade
       .set('retry-after', '1')
       .json(envelope('SERVICE_UNAVAILABLE', `${target.name} is unavailable, try again shortly`, procedurePath(req)));
   }
+}
+
+function tooLarge(req: Request, res: Response, maxBodyBytes: number): void {
+  if (res.headersSent) return void res.destroy();
+  // The rest of the body is not read: close the connection rather than drain it.
+  res.setHeader('connection', 'close');
+  res.status(413).json(envelope('PAYLOAD_TOO_LARGE', `request body over ${maxBodyBytes} bytes`, procedurePath(req)));
 }
 
 /** The tRPC procedure path ("pasien.list") or the request path, for the envelope's data.path. */
