@@ -1,7 +1,7 @@
 // Starts the four services as separate processes against a Postgres server and a Redis, the same way
 // for `npm start` and for the cross-service tests. Each service gets its own database on the server.
 import { randomBytes } from 'node:crypto';
-import { databaseUrl, ensureDatabase } from '@simrs/platform/db';
+import { databaseUrl, dropDatabase, ensureDatabase } from '@simrs/platform/db';
 import { freePort, startService, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
 
@@ -18,6 +18,8 @@ export interface StackOptions {
   secrets?: { auth: string; principal: string };
   corsAllowedOrigins?: string[];
   publicUrl?: string;
+  /** Drop the databases on stop; defaults to true when `dbPrefix` is set (tests), the local stack keeps them. */
+  dropDatabasesOnStop?: boolean;
   /** Extra environment per service (short TTLs in tests, OTEL_* for a trace receiver, ...). */
   env?: Partial<Record<ServiceName | 'all', Record<string, string>>>;
 }
@@ -128,6 +130,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const stop = async () => {
     // Front to back, so that nothing calls a service that is already gone.
     for (const name of ['gateway', 'records', 'identity', 'notifier'] as const) await services[name].stop();
+    if (options.dropDatabasesOnStop ?? Boolean(options.dbPrefix)) await Promise.all(Object.values(databases).map(dropDatabase));
   };
   const urls = {
     gatewayOps: `http://127.0.0.1:${ports.gatewayOps}`,

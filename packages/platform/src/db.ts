@@ -72,6 +72,20 @@ export async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
+/** Drops the database named in `url` (tests), disconnecting whoever is still on it. */
+export async function dropDatabase(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** The URL of database `name` on the same server as `serverUrl`. */
 export function databaseUrl(serverUrl: string, name: string): string {
   const url = new URL(serverUrl);
