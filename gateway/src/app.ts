@@ -19,6 +19,7 @@ import { UpstreamUnavailable } from './auth/session.ts';
 import type { SessionAuthenticator } from './auth/session.ts';
 import { CallerRateLimit } from './limits.ts';
 import { log } from './log.ts';
+import { observeRequests } from './observability.ts';
 import { forwardHeaders, procedurePath, proxy } from './proxy.ts';
 import type { Upstream } from './proxy.ts';
 
@@ -49,6 +50,7 @@ export function createApp(deps: GatewayDeps): express.Express {
     res.setHeader(REQUEST_ID_HEADER, requestId);
     requestContext.run({ requestId }, next);
   });
+  app.use(observeRequests(config.INTEGRATION_PREFIX));
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'connect-src': ["'self'", ...allowedOrigins] } } }));
 
   // Credentials only for allow-listed origins; other browsers get no CORS headers at all. Preflights

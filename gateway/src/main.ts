@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { markDraining, serveHealth } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
+import { observeRedis } from '@simrs/platform/pool-metrics';
 import { createRedis, pingRedis } from '@simrs/platform/redis';
 import { createApp } from './app.ts';
 import { config, oauth } from './config.ts';
@@ -8,6 +9,7 @@ import { BearerAuthenticator } from './auth/bearer.ts';
 import { Revocations } from './auth/revocations.ts';
 import { SessionAuthenticator } from './auth/session.ts';
 import { log } from './log.ts';
+import { observeGateway } from './observability.ts';
 import { upstream } from './proxy.ts';
 
 const subscriber = createRedis(config.REDIS_URL, 'gateway-revocations');
@@ -24,6 +26,9 @@ const identity = upstream('identity', config.IDENTITY_URL, config.UPSTREAM_CONNE
 const records = upstream('records', config.RECORDS_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS);
 
 const app = createApp({ identity, records, sessions, bearer });
+observeGateway({ caches: { session: sessions.cache, bearer: bearer.cache }, revocationsLive: () => revocations.live, upstreams: [identity, records] });
+observeRedis('gateway', redis);
+observeRedis('gateway-revocations', subscriber);
 const server = app.listen(config.GATEWAY_PORT, config.HOST, () =>
   log.info({ port: config.GATEWAY_PORT, ops: config.OPS_PORT, url: config.PUBLIC_URL }, 'gateway listening'),
 );

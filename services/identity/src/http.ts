@@ -5,9 +5,12 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { requestContext } from '@simrs/platform/context';
 import { serveHealth } from '@simrs/platform/health';
+import { normalizePath } from '@simrs/platform/redact';
+import { annotateRequest } from '@simrs/platform/spans';
 import type { Checks } from '@simrs/platform/health';
 import type { Logger } from '@simrs/platform/logger';
 import { BASE_PATH } from './auth.ts';
+import { observeAuthResponse } from './metrics.ts';
 import type { Config } from './config.ts';
 import type { Pages } from './pages.ts';
 import { SIGN_UP_DISABLED } from './plugin.ts';
@@ -95,6 +98,7 @@ export function createHttpServer(deps: HttpDeps): Server {
     // Every sign-up route, existing in Better Auth or not, answers the same refusal.
     if (sub === '/sign-up' || sub.startsWith('/sign-up/')) return json(res, 403, SIGN_UP_DISABLED);
     if (!isOffered(sub)) return json(res, 404, { code: 'NOT_FOUND', message: 'Not found' });
+    annotateRequest(req, { route: `${BASE_PATH}${normalizePath(sub)}` });
     const method = req.method ?? 'GET';
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
@@ -118,7 +122,9 @@ export function createHttpServer(deps: HttpDeps): Server {
     out['x-content-type-options'] = 'nosniff';
     out['cache-control'] ??= 'no-store';
     res.writeHead(response.status, out);
-    res.end(Buffer.from(await response.arrayBuffer()));
+    const responseBody = Buffer.from(await response.arrayBuffer());
+    res.end(responseBody);
+    observeAuthResponse({ path: sub, method, status: response.status, location: response.headers.get('location'), requestBody: body, requestType: req.headers['content-type'], responseBody });
   }
 
   return createServer((req, res) => {
@@ -128,7 +134,10 @@ export function createHttpServer(deps: HttpDeps): Server {
       const work = async () => {
         if (health(req, res)) return;
         if (path.startsWith(`${BASE_PATH}/`)) return toBetterAuth(req, res, path.slice(BASE_PATH.length));
-        if (path === '/auth' || path.startsWith('/auth/')) return deps.pages.serve(req, res, path);
+        if (path === '/auth' || path.startsWith('/auth/')) {
+          annotateRequest(req, { route: normalizePath(path) });
+          return deps.pages.serve(req, res, path);
+        }
         return json(res, 404, { code: 'NOT_FOUND', message: 'Not found' });
       };
       work().catch((err: unknown) => {

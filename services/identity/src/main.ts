@@ -5,6 +5,8 @@ import { createServer as createGrpcServer, drain, listen } from '@simrs/proto/gr
 import { createPool } from '@simrs/platform/db';
 import { markDraining } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
+import { observePgPool, observeRedis } from '@simrs/platform/pool-metrics';
+import { untraced } from '@simrs/platform/spans';
 import { createRedis, pingRedis } from '@simrs/platform/redis';
 import { createAdmin } from './admin.ts';
 import type { Admin } from './admin.ts';
@@ -18,6 +20,7 @@ import { deriveKeys } from './keys.ts';
 import { createLimits } from './limits.ts';
 import { log } from './log.ts';
 import { createMailer } from './mailer.ts';
+import { observeDeviceCodes } from './metrics.ts';
 import { migrateIdentity } from './migrate.ts';
 import { createPages } from './pages.ts';
 import { createRevocations } from './revocations.ts';
@@ -61,6 +64,9 @@ const admin = createAdmin({
 adminRef.current = admin;
 
 const checks = { postgres: () => pool.query('select 1'), redis: () => pingRedis(redis) };
+observePgPool('identity', pool);
+observeRedis('identity', redis);
+observeDeviceCodes(pool, untraced);
 const pages = createPages({
   directory,
   currentUser: async (headers) => (await auth.api.getSession({ headers }))?.user ?? undefined,

@@ -7,6 +7,7 @@ import { createPool, migrate } from '@simrs/platform/db';
 import { markDraining, serveHealth } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { createLogger } from '@simrs/platform/logger';
+import { observePgPool } from '@simrs/platform/pool-metrics';
 import { NotifierService } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
 import { addService, drain, grpc, listen } from '@simrs/proto/grpc';
 import { addHealthService } from '@simrs/proto/health';
@@ -36,6 +37,7 @@ try {
 }
 
 const from = parseAddress(cfg.from)!;
+observePgPool('notifier', pool);
 const metrics = createMetrics(() => untraced(() => stats(pool)));
 const storeReachable = () =>
   untraced(async () => {

@@ -1,5 +1,6 @@
 import { markDraining } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
+import { observePgPool } from '@simrs/platform/pool-metrics';
 import { loadRecordsConfig } from './config.ts';
 import { createAppPool } from './db.ts';
 import { log } from './log.ts';
@@ -26,6 +27,7 @@ try {
   process.exit(1);
 }
 
+observePgPool('records', pool);
 const server = createRecordsServer(config, { pool, checks: { postgres: () => pool.query('select 1') } });
 server.keepAliveTimeout = 65_000;
 server.listen(config.HTTP_PORT, config.HOST, () => log.info({ port: config.HTTP_PORT, prefix: config.INTEGRATION_PREFIX }, 'records listening'));

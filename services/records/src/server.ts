@@ -10,6 +10,7 @@ import type { Pool } from '@simrs/platform/db';
 import { envelope } from '@simrs/platform/envelope';
 import type { ErrorCode } from '@simrs/platform/envelope';
 import { serveHealth } from '@simrs/platform/health';
+import { annotateRequest } from '@simrs/platform/spans';
 import type { Checks } from '@simrs/platform/health';
 import { PRINCIPAL_HEADER, REQUEST_ID_HEADER, verifyPrincipal } from '@simrs/platform/principal';
 import type { Principal } from '@simrs/platform/principal';
@@ -17,6 +18,7 @@ import type { Config } from './config.ts';
 import { cursors as makeCursors } from './cursor.ts';
 import { tenantDb } from './db.ts';
 import { log } from './log.ts';
+import { observeCall } from './metrics.ts';
 import { createIntegrationHandler, docsPage, openApiDocument } from './openapi.ts';
 import { appRouter } from './router.ts';
 import { recordsStore } from './store.ts';
@@ -80,6 +82,7 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
     if (principal) {
       const store = requestContext.getStore();
       if (store) store.tenantId = principal.tenantId;
+      annotateRequest(req, { tenantId: principal.tenantId });
     }
     const store = principal
       ? recordsStore(
@@ -156,8 +159,12 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       if (length > config.MAX_BODY_BYTES) {
         return sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${config.MAX_BODY_BYTES} bytes`, pathname, { connection: 'close' });
       }
-      if (pathname.startsWith('/trpc/')) return trpc(req, res);
+      if (pathname.startsWith('/trpc/')) {
+        observeCall(req, res, { surface: 'trpc', pathname, prefix });
+        return trpc(req, res);
+      }
       if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
+        observeCall(req, res, { surface: 'rest', pathname, prefix });
         const path = pathname.slice(prefix.length) || '/';
         req.url = path + url.slice(pathname.length);
         return void integration(req, res, path).catch((err: unknown) => {
