@@ -77,6 +77,9 @@ export function createApp(deps: GatewayDeps): express.Express {
   const rateLimit = new CallerRateLimit(config.RATE_LIMIT_PER_MINUTE);
   app.use('/api/auth', corsForApi, toIdentity);
   app.use('/auth', toIdentity);
+  // OAuth discovery at the site root (RFC 8414 for an issuer with a path, RFC 9728 for the API).
+  for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/.well-known/oauth-protected-resource'])
+    app.use(path, corsForApi, toIdentity);
 
   const toRecords: RequestHandler = async (req, res) => {
     let caller: Caller | undefined;

@@ -6,6 +6,8 @@ import type { Role } from '@simrs/platform/roles';
 import type { Directory, DirectoryUser, Tenant } from './directory.ts';
 import { normalizeEmail } from './directory.ts';
 import { IdentityError } from './errors.ts';
+import type { OAuthClientInfo, OAuthClients } from './oauth-clients.ts';
+import type { IssuedRegistrationToken, RegistrationTokens } from './registration-tokens.ts';
 
 /** A user named by id or, for people at a terminal, by e-mail address. */
 export interface UserRef {
@@ -21,7 +23,15 @@ export interface AdminDeps {
   endUserSessions(userId: string): Promise<number>;
   /** Tells the gateway to forget what it cached about the user (role changed). */
   forgetUser(userId: string): Promise<void>;
+  /** Initial access tokens for OAuth client registration (RFC 7591). */
+  registrationTokens: RegistrationTokens;
+  oauthClients: OAuthClients;
+  /** A new signing key for tokens; the previous ones stop signing but stay published. */
+  rotateSigningKey(): Promise<{ keyId: string; retiredKeyIds: string[] }>;
 }
+
+/** The longest lifetime an administrator may give a registration token. */
+export const MAX_REGISTRATION_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 
 const TENANT_ID = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -135,6 +145,25 @@ export function createAdmin(deps: AdminDeps) {
       const { tenant } = await actingAdmin(actor);
       return { tenant, users: await directory.listUsers(tenant.id) };
     },
+
+    /**
+     * An initial access token: whoever presents it once may register an OAuth client of the acting
+     * admin's tenant, with `simrs:read` (and `simrs:write` only when `allowWrite`).
+     */
+    async issueRegistrationToken(actor: UserRef | undefined, input: { allowWrite: boolean; ttlSeconds?: number }): Promise<IssuedRegistrationToken> {
+      const { admin, tenant } = await actingAdmin(actor);
+      if (input.ttlSeconds !== undefined && (!Number.isInteger(input.ttlSeconds) || input.ttlSeconds < 60 || input.ttlSeconds > MAX_REGISTRATION_TOKEN_TTL_SECONDS))
+        throw new IdentityError('invalid', `the lifetime must be 60 to ${MAX_REGISTRATION_TOKEN_TTL_SECONDS} seconds`);
+      return deps.registrationTokens.issue({ tenantId: tenant.id, issuedBy: admin.id, allowWrite: input.allowWrite, ttlSeconds: input.ttlSeconds });
+    },
+
+    async listOAuthClients(actor: UserRef | undefined): Promise<OAuthClientInfo[]> {
+      const { tenant } = await actingAdmin(actor);
+      return deps.oauthClients.listForTenant(tenant.id);
+    },
+
+    /** Platform operator: rotate the token signing key. */
+    rotateSigningKey: () => deps.rotateSigningKey(),
   };
 }
 

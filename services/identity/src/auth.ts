@@ -1,15 +1,15 @@
 // The Better Auth instance: passwordless sign-in (e-mail OTP, magic link, passkeys), sessions in Redis
-// behind the keyed-hash storage (and in Postgres, which the OAuth provider needs), and the plugins
-// issue 6 finishes (JWT/JWKS, OAuth provider, device grant) installed now so the schema is final.
+// behind the keyed-hash storage (and in Postgres, which the OAuth provider needs), JWT/JWKS, and the
+// OAuth 2.0 / OIDC provider with the device grant (SIMRS's rules for them in oauth.ts).
 import { betterAuth } from 'better-auth';
 import type { BetterAuthOptions } from 'better-auth';
 import { APIError } from 'better-auth/api';
 import { emailOTP, jwt, magicLink } from 'better-auth/plugins';
+import type { JwtOptions } from 'better-auth/plugins';
 import { passkey } from '@better-auth/passkey';
 import { oauthDeviceAuthorization, oauthProvider } from '@better-auth/oauth-provider';
 import type { Pool } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
-import { SCOPE_READ, SCOPE_WRITE } from '@simrs/platform/roles';
 import { accountPlugin } from './account-api.ts';
 import type { Admin } from './admin.ts';
 import { OTP_ATTEMPTS, OTP_LENGTH } from './config.ts';
@@ -19,7 +19,10 @@ import { hmac } from './keys.ts';
 import type { Keys } from './keys.ts';
 import type { Limits } from './limits.ts';
 import type { Mailer } from './mailer.ts';
+import { createOAuth } from './oauth.ts';
+import type { OAuthClients } from './oauth-clients.ts';
 import { simrsPlugin } from './plugin.ts';
+import type { RegistrationTokens } from './registration-tokens.ts';
 import type { Revocations } from './revocations.ts';
 import type { IdentityStorage } from './storage.ts';
 
@@ -37,9 +40,14 @@ export interface AuthDeps {
   limits: Limits;
   mailer: Mailer;
   revocations: Revocations;
+  registrationTokens: RegistrationTokens;
+  oauthClients: OAuthClients;
   admin: () => Admin;
   log: Logger;
 }
+
+/** EdDSA signing keys; the JWKS at /api/auth/jwks. Also used to rotate keys (signing-keys.ts). */
+export const JWT_OPTIONS: JwtOptions = { jwks: { keyPairConfig: { alg: 'EdDSA', crv: 'Ed25519' } }, disableSettingJwtHeader: true };
 
 export function sessionCookieName(config: Pick<Config, 'PUBLIC_URL'>): string {
   return `${config.PUBLIC_URL.startsWith('https:') ? '__Secure-' : ''}${COOKIE_PREFIX}.session_token`;
@@ -51,6 +59,7 @@ export const hashMagicLinkToken = (keys: Keys, token: string) => hmac(keys.magic
 export function authOptions(deps: AuthDeps) {
   const { config, directory, mailer, log } = deps;
   const https = config.PUBLIC_URL.startsWith('https:');
+  const oauth = createOAuth(deps);
 
   /** The recipient, when the address belongs to an active user; nothing is sent otherwise. */
   async function activeRecipient(email: string) {
@@ -178,19 +187,12 @@ export function authOptions(deps: AuthDeps) {
         // Discoverable credentials, so that conditional UI (autofill) can offer them.
         authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
       }),
-      jwt({ jwks: { keyPairConfig: { alg: 'EdDSA', crv: 'Ed25519' } }, disableSettingJwtHeader: true }),
-      oauthProvider({
-        loginPage: PAGES.signIn,
-        consentPage: PAGES.consent,
-        scopes: ['openid', 'profile', 'email', 'offline_access', SCOPE_READ, SCOPE_WRITE],
-        clientRegistrationDefaultScopes: ['openid', SCOPE_READ],
-        // Closed until issue 6 adds initial access tokens and tenant-admin registration.
-        allowDynamicClientRegistration: false,
-        clientPrivileges: () => false,
-      }),
-      oauthDeviceAuthorization({ verificationUri: `${config.PUBLIC_URL}${PAGES.device}` }),
+      jwt(JWT_OPTIONS),
+      oauthProvider(oauth.providerOptions),
+      oauthDeviceAuthorization(oauth.deviceOptions),
       simrsPlugin(deps),
       accountPlugin({ admin: deps.admin }),
+      oauth.plugin,
     ],
   } satisfies BetterAuthOptions;
 }

@@ -15,6 +15,7 @@ Platform operator:
   create-tenant <tenant-id> <name> --admin <email> [--admin-name <name>]
                                    create a hospital and invite its first tenant_admin
   list-tenants                     list every tenant
+  rotate-signing-key               a new key signs tokens from now on (the old ones stay published)
 
 Tenant administrators (--as names the acting tenant_admin, by e-mail address or user id):
   list-users --as <admin>
@@ -22,6 +23,10 @@ Tenant administrators (--as names the acting tenant_admin, by e-mail address or 
   change-role <user> <role> --as <admin>
   deactivate <user> --as <admin>   also ends every session of the user at once
   reactivate <user> --as <admin>
+  issue-registration-token --as <admin> [--write] [--ttl <seconds>]
+                                   an initial access token for registering one OAuth client of the
+                                   tenant (simrs:read; simrs:write only with --write)
+  list-oauth-clients --as <admin>  the tenant's OAuth clients
 
 <user> is an e-mail address or a user id. Roles: ${ROLES.join(', ')}.
 Environment: IDENTITY_GRPC (default 127.0.0.1:50051), ADMIN_API_TOKEN (when identity requires one).`;
@@ -61,6 +66,8 @@ async function main(argv: string[]): Promise<number> {
       name: { type: 'string' },
       admin: { type: 'string' },
       'admin-name': { type: 'string' },
+      write: { type: 'boolean' },
+      ttl: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -119,6 +126,33 @@ async function main(argv: string[]): Promise<number> {
       case 'reactivate': {
         const res = await identity.reactivateUser({ actor: actor(), user: ref(args[0], '<user>') }, opts);
         console.log(`Reactivated ${userLine(res.user!)}.`);
+        return 0;
+      }
+      case 'issue-registration-token': {
+        const ttlSeconds = values.ttl === undefined ? 0 : Number(values.ttl);
+        if (!Number.isInteger(ttlSeconds) || ttlSeconds < 0) throw new UsageError('--ttl takes a number of seconds');
+        const res = await identity.issueRegistrationToken({ actor: actor(), allowWrite: values.write === true, ttlSeconds }, opts);
+        const expires = res.expiresAt ? new Date(Number(res.expiresAt.seconds) * 1000).toISOString() : '';
+        console.log(`Registration token for ${res.tenantId} (scopes: ${res.scopes.join(' ')}; single use; expires ${expires}):`);
+        console.log(res.token);
+        console.log(`\nRegister with: POST <PUBLIC_URL>/api/auth/oauth2/register, header "Authorization: Bearer <token>".`);
+        return 0;
+      }
+      case 'list-oauth-clients': {
+        const res = await identity.listOAuthClients({ actor: actor() }, opts);
+        console.log(
+          res.clients.length
+            ? table([
+                ['CLIENT ID', 'NAME', 'TYPE', 'SCOPES', 'CREATED'],
+                ...res.clients.map((c) => [c.clientId, c.name, c.public ? 'public' : 'confidential', c.scopes.join(' '), date(c.createdAt)]),
+              ])
+            : 'No OAuth clients yet.',
+        );
+        return 0;
+      }
+      case 'rotate-signing-key': {
+        const res = await identity.rotateSigningKey({}, opts);
+        console.log(`New signing key ${res.keyId}; retired (still published): ${res.retiredKeyIds.join(', ') || 'none'}.`);
         return 0;
       }
       default:

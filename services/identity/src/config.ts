@@ -1,6 +1,7 @@
 // identity's settings, parsed once at start (README.md has the table). A bad value stops the process
 // with one line naming the variable; secrets are never echoed.
 import { csv, flag, hostPort, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
+import { defaultAudience } from '@simrs/platform/oauth';
 
 const seconds = (fallback: number, min = 1, max = 7 * 24 * 3600) => z.coerce.number().int().min(min).max(max).default(fallback);
 const count = (fallback: number, max = 100_000) => z.coerce.number().int().min(1).max(max).default(fallback);
@@ -46,6 +47,20 @@ export const schema = z
     MAGIC_LINK_SENDS_PER_ADDRESS_PER_HOUR: count(5, 100),
     SEND_LIMIT_PER_IP_PER_HOUR: count(300),
     VERIFY_LIMIT_PER_IP_PER_HOUR: count(600),
+    ACCESS_TOKEN_TTL_SECONDS: seconds(900, 30, 24 * 3600),
+    REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600, 300, 90 * 24 * 3600),
+    /** The API's resource identifier (RFC 8707), the `aud` of access tokens; default PUBLIC_URL + /api. */
+    API_AUDIENCE: z
+      .string()
+      .url()
+      .optional()
+      .or(z.literal('').transform(() => undefined)),
+    REGISTRATION_TOKEN_TTL_SECONDS: seconds(24 * 3600, 60, 30 * 24 * 3600),
+    DEVICE_CODE_TTL_SECONDS: seconds(600, 1, 3600),
+    DEVICE_POLL_INTERVAL_SECONDS: seconds(5, 1, 60),
+    DEVICE_VERIFY_LIMIT_PER_IP_PER_HOUR: count(300),
+    DEVICE_VERIFY_LIMIT_PER_USER_PER_HOUR: count(30, 1000),
+    TOKEN_LIMIT_PER_IP_PER_MINUTE: count(600, 10_000_000),
     MAIL_LOCALE: z.enum(['id', 'en']).default('id'),
     SEED_DEMO_DATA: flag(false),
     MIGRATE_ON_START: flag(true),
@@ -62,6 +77,7 @@ export const schema = z
       PUBLIC_URL: publicUrl,
       PASSKEY_RP_ID: env.PASSKEY_RP_ID ?? new URL(publicUrl).hostname,
       CORS_ALLOWED_ORIGINS: env.CORS_ALLOWED_ORIGINS.map((o) => new URL(o).origin),
+      API_AUDIENCE: env.API_AUDIENCE ?? defaultAudience(publicUrl),
     };
   });
 

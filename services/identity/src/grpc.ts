@@ -121,6 +121,34 @@ export function addIdentityService(server: grpc.Server, deps: { sessions: Sessio
         const res = await admin.listUsers(ref(req.actor));
         return { tenant: tenantMessage(res.tenant), users: res.users.map(userMessage) };
       },
+      async issueRegistrationToken(req, call) {
+        authorize(call);
+        const issued = await admin.issueRegistrationToken(ref(req.actor), { allowWrite: req.allowWrite, ttlSeconds: req.ttlSeconds || undefined });
+        log.info({ tenantId: issued.tenantId, issuedBy: issued.issuedBy, scopes: issued.scopes }, 'registration token issued');
+        return { token: issued.token, tenantId: issued.tenantId, scopes: issued.scopes, expiresAt: timestamp(new Date(issued.expiresAt)) };
+      },
+      async listOAuthClients(req, call) {
+        authorize(call);
+        const clients = await admin.listOAuthClients(ref(req.actor));
+        return {
+          clients: clients.map((c) => ({
+            clientId: c.clientId,
+            name: c.name ?? '',
+            scopes: c.scopes,
+            redirectUris: c.redirectUris,
+            grantTypes: c.grantTypes,
+            public: c.public,
+            disabled: c.disabled,
+            createdAt: c.createdAt ? timestamp(new Date(c.createdAt)) : undefined,
+          })),
+        };
+      },
+      async rotateSigningKey(_req, call) {
+        authorize(call);
+        const rotated = await admin.rotateSigningKey();
+        log.info(rotated, 'signing key rotated');
+        return rotated;
+      },
     },
     {
       mapError: (err) => (err instanceof IdentityError ? new GrpcError(STATUS[err.kind], err.message) : undefined),

@@ -9,6 +9,7 @@ import { normalizePath } from '@simrs/platform/redact';
 import { annotateRequest } from '@simrs/platform/spans';
 import type { Checks } from '@simrs/platform/health';
 import type { Logger } from '@simrs/platform/logger';
+import { API_SCOPES } from '@simrs/platform/oauth';
 import { BASE_PATH } from './auth.ts';
 import { observeAuthResponse } from './metrics.ts';
 import type { Config } from './config.ts';
@@ -42,6 +43,26 @@ const EXACT = new Set([
   '/tenant/deactivate-user',
   '/tenant/reactivate-user',
   '/jwks',
+  // The OAuth 2.0 / OIDC provider (oauth.ts). Better Auth's client-management, consent-management,
+  // resource-admin and session-token device routes are not offered.
+  '/.well-known/openid-configuration',
+  '/.well-known/oauth-authorization-server',
+  '/oauth2/register',
+  '/oauth2/authorize',
+  '/oauth2/consent',
+  '/oauth2/continue',
+  '/oauth2/token',
+  '/oauth2/userinfo',
+  '/oauth2/introspect',
+  '/oauth2/revoke',
+  '/oauth2/end-session',
+  '/oauth2/end-session/confirm',
+  '/device/code',
+  '/device',
+  '/device/approve',
+  '/device/deny',
+  '/tenant/registration-tokens',
+  '/tenant/oauth-clients',
   '/ok',
   '/error',
   // Answered by Better Auth as disabled (plugin.ts), so that callers get a clear reason.
@@ -57,12 +78,21 @@ const EXACT = new Set([
   '/email-otp/reset-password',
   '/forget-password/email-otp',
 ]);
-/** Whole families: sign-up (refused), and what issue 6 completes (OAuth provider, device grant). */
-const PREFIXES = ['/.well-known/', '/oauth2/', '/device'];
-
 export function isOffered(path: string): boolean {
-  return EXACT.has(path) || PREFIXES.some((p) => path.startsWith(p));
+  return EXACT.has(path);
 }
+
+/**
+ * Discovery at the site root, where RFC 8414 (and some clients) look for an issuer with a path:
+ * answered as the issuer's own documents under /api/auth.
+ */
+const ROOT_METADATA: Record<string, string> = {
+  '/.well-known/oauth-authorization-server': '/.well-known/oauth-authorization-server',
+  [`/.well-known/oauth-authorization-server${BASE_PATH}`]: '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration': '/.well-known/openid-configuration',
+  [`/.well-known/openid-configuration${BASE_PATH}`]: '/.well-known/openid-configuration',
+};
+const PROTECTED_RESOURCE_METADATA = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api'];
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 
@@ -94,7 +124,21 @@ export function createHttpServer(deps: HttpDeps): Server {
   const { config, log } = deps;
   const health = serveHealth(deps.checks);
 
-  async function toBetterAuth(req: IncomingMessage, res: ServerResponse, sub: string): Promise<void> {
+  /** RFC 9728: what a client needs to find the authorization server for the SIMRS API. */
+  function protectedResource(res: ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' });
+    res.end(
+      JSON.stringify({
+        resource: config.API_AUDIENCE,
+        authorization_servers: [`${config.PUBLIC_URL}${BASE_PATH}`],
+        scopes_supported: [...API_SCOPES],
+        bearer_methods_supported: ['header'],
+        resource_name: 'SIMRS API',
+      }),
+    );
+  }
+
+  async function toBetterAuth(req: IncomingMessage, res: ServerResponse, sub: string, rewriteTo?: string): Promise<void> {
     // Every sign-up route, existing in Better Auth or not, answers the same refusal.
     if (sub === '/sign-up' || sub.startsWith('/sign-up/')) return json(res, 403, SIGN_UP_DISABLED);
     if (!isOffered(sub)) return json(res, 404, { code: 'NOT_FOUND', message: 'Not found' });
@@ -111,7 +155,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       if (!body) return json(res, 413, { code: 'PAYLOAD_TOO_LARGE', message: `At most ${MAX_BODY_BYTES} bytes.` });
     }
     // The public URL, not the Host header, is who we are (the gateway may rewrite Host).
-    const request = new Request(new URL(req.url ?? '/', config.PUBLIC_URL), { method, headers, body: body?.length ? new Uint8Array(body) : undefined });
+    const request = new Request(new URL(rewriteTo ?? req.url ?? '/', config.PUBLIC_URL), { method, headers, body: body?.length ? new Uint8Array(body) : undefined });
     const response = await deps.handler(request);
     const out: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
@@ -134,6 +178,9 @@ export function createHttpServer(deps: HttpDeps): Server {
       const work = async () => {
         if (health(req, res)) return;
         if (path.startsWith(`${BASE_PATH}/`)) return toBetterAuth(req, res, path.slice(BASE_PATH.length));
+        const metadata = ROOT_METADATA[path];
+        if (metadata) return toBetterAuth(req, res, metadata, `${BASE_PATH}${metadata}`);
+        if (PROTECTED_RESOURCE_METADATA.includes(path)) return protectedResource(res);
         if (path === '/auth' || path.startsWith('/auth/')) {
           annotateRequest(req, { route: normalizePath(path) });
           return deps.pages.serve(req, res, path);

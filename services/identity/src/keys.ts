@@ -11,6 +11,8 @@ export interface Keys {
   otp: Buffer;
   /** Keyed hash of magic-link tokens before Better Auth stores them. */
   magicLink: Buffer;
+  /** Keyed hash of OAuth authorization codes, refresh tokens and device codes before they are stored. */
+  oauthToken: Buffer;
 }
 
 function derive(secret: string, label: string): Buffer {
@@ -25,6 +27,7 @@ export function deriveKeys(authSecret: string, redisKeySecret?: string): Keys {
     redisValue: derive(redisSecret, 'redis-value/v1'),
     otp: derive(authSecret, 'otp/v1'),
     magicLink: derive(authSecret, 'magic-link/v1'),
+    oauthToken: derive(authSecret, 'oauth-token/v1'),
   };
 }
 

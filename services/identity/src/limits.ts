@@ -42,6 +42,8 @@ export type LimitSettings = Pick<
   | 'MAGIC_LINK_SENDS_PER_ADDRESS_PER_HOUR'
   | 'SEND_LIMIT_PER_IP_PER_HOUR'
   | 'VERIFY_LIMIT_PER_IP_PER_HOUR'
+  | 'DEVICE_VERIFY_LIMIT_PER_IP_PER_HOUR'
+  | 'DEVICE_VERIFY_LIMIT_PER_USER_PER_HOUR'
 >;
 
 /** The figures the README states, computed from the settings. */
@@ -59,6 +61,8 @@ export interface Limits {
   verifyOtp(ip: string, email: string): Promise<void>;
   /** Before a magic link or a passkey assertion is checked: per IP. */
   verify(ip: string): Promise<void>;
+  /** Before a device user code is looked up, approved or denied: per IP, and per signed-in user. */
+  deviceCode(ip: string, userId?: string): Promise<void>;
 }
 
 export function createLimits(redis: Redis, hashKey: Buffer, settings: LimitSettings): Limits {
@@ -81,6 +85,8 @@ export function createLimits(redis: Redis, hashKey: Buffer, settings: LimitSetti
   const verifyIp = limiter('verify-ip', settings.VERIFY_LIMIT_PER_IP_PER_HOUR, HOUR);
   const otpVerifyHour = limiter('otp-verify-hour', bound.perHour, HOUR);
   const otpVerifyDay = limiter('otp-verify-day', bound.perDay, DAY);
+  const deviceIp = limiter('device-ip', settings.DEVICE_VERIFY_LIMIT_PER_IP_PER_HOUR, HOUR);
+  const deviceUser = limiter('device-user', settings.DEVICE_VERIFY_LIMIT_PER_USER_PER_HOUR, HOUR);
 
   return {
     async send(kind, ip, email) {
@@ -99,6 +105,10 @@ export function createLimits(redis: Redis, hashKey: Buffer, settings: LimitSetti
     },
     async verify(ip) {
       await verifyIp(ip);
+    },
+    async deviceCode(ip, userId) {
+      await deviceIp(ip);
+      if (userId) await deviceUser(userId);
     },
   };
 }

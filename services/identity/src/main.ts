@@ -8,9 +8,10 @@ import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { observePgPool, observeRedis } from '@simrs/platform/pool-metrics';
 import { untraced } from '@simrs/platform/spans';
 import { createRedis, pingRedis } from '@simrs/platform/redis';
+import { APIError } from 'better-auth/api';
 import { createAdmin } from './admin.ts';
 import type { Admin } from './admin.ts';
-import { createAuth } from './auth.ts';
+import { createAuth, JWT_OPTIONS } from './auth.ts';
 import { loadIdentityConfig } from './config.ts';
 import { createDirectory } from './directory.ts';
 import { addIdentityService } from './grpc.ts';
@@ -22,10 +23,13 @@ import { log } from './log.ts';
 import { createMailer } from './mailer.ts';
 import { observeDeviceCodes } from './metrics.ts';
 import { migrateIdentity } from './migrate.ts';
+import { createOAuthClients } from './oauth-clients.ts';
 import { createPages } from './pages.ts';
+import { createRegistrationTokens } from './registration-tokens.ts';
 import { createRevocations } from './revocations.ts';
 import { seedDemoData } from './seed.ts';
 import { createSessions } from './sessions.ts';
+import { rotateSigningKey } from './signing-keys.ts';
 import { createIdentityStorage } from './storage.ts';
 
 const config = loadIdentityConfig();
@@ -39,11 +43,27 @@ const keys = deriveKeys(config.AUTH_SECRET, config.REDIS_KEY_SECRET);
 const storage = createIdentityStorage(redis, keys);
 const limits = createLimits(redis, keys.redisKeyName, config);
 const mailer = createMailer(config.NOTIFIER_GRPC, config.MAIL_LOCALE, log);
-const revocations = createRevocations(redis, log);
+// Kept in the revocation log at least as long as an access token can live.
+const revocations = createRevocations(redis, log, Math.max(3600, config.ACCESS_TOKEN_TTL_SECONDS));
+const registrationTokens = createRegistrationTokens(storage, config.REGISTRATION_TOKEN_TTL_SECONDS);
+const oauthClients = createOAuthClients(pool);
 
 // The admin operations need sessions, which need the auth instance, which offers them over HTTP.
 const adminRef: { current?: Admin } = {};
-const auth = createAuth({ config, pool, storage, keys, directory, limits, mailer, revocations, admin: () => adminRef.current!, log });
+const auth = createAuth({
+  config,
+  pool,
+  storage,
+  keys,
+  directory,
+  limits,
+  mailer,
+  revocations,
+  registrationTokens,
+  oauthClients,
+  admin: () => adminRef.current!,
+  log,
+});
 const authContext = () => auth.$context;
 await authContext(); // fail at start, not on the first request, if Better Auth cannot initialise
 
@@ -54,12 +74,16 @@ const sessions = createSessions({
   revocations,
   secret: config.AUTH_SECRET,
   sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+  endOAuthGrants: (userId) => oauthClients.revokeUserGrants(userId),
 });
 const admin = createAdmin({
   directory,
   invite: createInviter({ config, keys, mailer, authContext }),
   endUserSessions: (userId) => sessions.endUserSessions(userId),
   forgetUser: (userId) => sessions.forgetUser(userId),
+  registrationTokens,
+  oauthClients,
+  rotateSigningKey: async () => rotateSigningKey(await authContext(), JWT_OPTIONS),
 });
 adminRef.current = admin;
 
@@ -69,7 +93,18 @@ observeRedis('identity', redis);
 observeDeviceCodes(pool, untraced);
 const pages = createPages({
   directory,
+  oauthClients,
   currentUser: async (headers) => (await auth.api.getSession({ headers }))?.user ?? undefined,
+  async verifyDeviceCode(headers, userCode) {
+    try {
+      const found = await auth.api.deviceVerify({ query: { user_code: userCode }, headers });
+      return { ok: true, status: found.status, clientId: found.client_id, scope: found.scope };
+    } catch (err) {
+      if (!(err instanceof APIError)) throw err;
+      const body = (err.body ?? {}) as { error?: string; code?: string; error_description?: string; message?: string };
+      return { ok: false, httpStatus: err.statusCode, error: body.error ?? body.code ?? 'invalid_request', description: body.error_description ?? body.message ?? '' };
+    }
+  },
 });
 const http = createHttpServer({ config, handler: auth.handler, pages, checks, log });
 http.listen(config.HTTP_PORT, config.HOST, () => log.info({ port: config.HTTP_PORT }, 'identity http listening'));

@@ -1,7 +1,8 @@
 // The pages identity serves itself, plain accessible HTML with one small script each (no inline code,
-// so the CSP can forbid it): /auth/sign-in (e-mail code, magic link, passkey with conditional UI) and
+// so the CSP can forbid it): /auth/sign-in (e-mail code, magic link, passkey with conditional UI),
 // /auth/account (where a magic link lands: who is signed in, passkeys, sessions, sign-out, and the
-// tenant's users for a tenant administrator). /auth/consent and /auth/device come with issue 6.
+// tenant's users for a tenant administrator), and the OAuth pages /auth/consent and /auth/device
+// (oauth-pages.ts).
 // Element ids are stable: tests drive these pages in Chromium.
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -9,6 +10,8 @@ import { ROLE_LABELS, ROLES } from '@simrs/platform/roles';
 import type { Role } from '@simrs/platform/roles';
 import { PAGES } from './auth.ts';
 import type { Directory } from './directory.ts';
+import { oauthPages } from './oauth-pages.ts';
+import type { OAuthPageDeps } from './oauth-pages.ts';
 
 const ASSETS: Record<string, string> = {
   'style.css': 'text/css; charset=utf-8',
@@ -16,6 +19,8 @@ const ASSETS: Record<string, string> = {
   'sign-in.js': 'text/javascript; charset=utf-8',
   'account.js': 'text/javascript; charset=utf-8',
   'api.js': 'text/javascript; charset=utf-8',
+  'consent.js': 'text/javascript; charset=utf-8',
+  'device.js': 'text/javascript; charset=utf-8',
 };
 const assetDir = new URL('./pages/assets/', import.meta.url);
 
@@ -23,10 +28,10 @@ const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
   "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-const escape = (s: string) =>
+export const escape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
-function layout(title: string, script: string, body: string): string {
+export function layout(title: string, script: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -111,7 +116,7 @@ ${admin}`,
   );
 }
 
-export interface PageDeps {
+export interface PageDeps extends OAuthPageDeps {
   directory: Directory;
   /** The signed-in user for these request headers, if any. */
   currentUser(headers: Headers): Promise<{ id: string } | undefined>;
@@ -136,6 +141,8 @@ export function createPages(deps: PageDeps) {
     res.end();
   };
 
+  const oauth = oauthPages(deps, { send, redirect });
+
   return {
     async serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed', { allow: 'GET, HEAD' });
@@ -150,6 +157,8 @@ export function createPages(deps: PageDeps) {
         const tenant = await deps.directory.getTenant(user.tenantId);
         return send(res, 200, 'text/html; charset=utf-8', accountPage(user, tenant?.name ?? user.tenantId));
       }
+      if (path === PAGES.consent) return oauth.consent(req, res);
+      if (path === PAGES.device) return oauth.device(req, res);
       const asset = path.startsWith('/auth/assets/') ? path.slice('/auth/assets/'.length) : undefined;
       if (asset && Object.hasOwn(ASSETS, asset)) {
         const body = await readFile(new URL(asset, assetDir));

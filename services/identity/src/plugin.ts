@@ -59,16 +59,16 @@ const TOKEN_BEARING = new Set([
   '/update-session',
 ]);
 
-type Ctx = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
+export type Ctx = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function clientIp(ctx: Ctx): string {
+export function clientIp(ctx: Ctx): string {
   const source = ctx.request ?? ctx.headers;
   return (source && getIP(source, ctx.context.options)) || 'unknown';
 }
 
-async function limited(run: () => Promise<void>): Promise<void> {
+export async function limited(run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (err) {

@@ -51,6 +51,8 @@ export interface SessionDeps {
   revocations: Revocations;
   secret: string;
   sessionTtlSeconds: number;
+  /** Deletes the user's OAuth refresh tokens and pending device codes (their access tokens are cut off by the revocation below). */
+  endOAuthGrants(userId: string): Promise<number>;
 }
 
 export function createSessions(deps: SessionDeps) {
@@ -76,7 +78,7 @@ export function createSessions(deps: SessionDeps) {
       };
     },
 
-    /** Ends every session of a user: storage first, then the gateway's cache. */
+    /** Ends every session and OAuth grant of a user: storage first, then the gateway's cache. */
     async endUserSessions(userId: string): Promise<number> {
       const ctx = await deps.authContext();
       const before = await ctx.internalAdapter.listSessions(userId, { onlyActiveSessions: true });
@@ -84,6 +86,7 @@ export function createSessions(deps: SessionDeps) {
       // puts a session back into Redis after the deletion below.
       await deps.storage.markUserSessionsRevoked(userId, Date.now() + 1, deps.sessionTtlSeconds);
       await ctx.internalAdapter.deleteUserSessions(userId);
+      await deps.endOAuthGrants(userId);
       await deps.revocations.publish({ userId });
       return before.length;
     },

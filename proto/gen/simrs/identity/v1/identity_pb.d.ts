@@ -495,6 +495,187 @@ export declare type ListUsersResponse = Message<"simrs.identity.v1.ListUsersResp
 export declare const ListUsersResponseSchema: GenMessage<ListUsersResponse>;
 
 /**
+ * @generated from message simrs.identity.v1.IssueRegistrationTokenRequest
+ */
+export declare type IssueRegistrationTokenRequest = Message<"simrs.identity.v1.IssueRegistrationTokenRequest"> & {
+  /**
+   * @generated from field: simrs.identity.v1.UserRef actor = 1;
+   */
+  actor?: UserRef | undefined;
+
+  /**
+   * Whether clients registered with the token may hold simrs:write.
+   *
+   * @generated from field: bool allow_write = 2;
+   */
+  allowWrite: boolean;
+
+  /**
+   * Lifetime in seconds (60 to 2592000); 0 for the service's default (REGISTRATION_TOKEN_TTL_SECONDS).
+   *
+   * @generated from field: int32 ttl_seconds = 3;
+   */
+  ttlSeconds: number;
+};
+
+/**
+ * Describes the message simrs.identity.v1.IssueRegistrationTokenRequest.
+ * Use `create(IssueRegistrationTokenRequestSchema)` to create a new message.
+ */
+export declare const IssueRegistrationTokenRequestSchema: GenMessage<IssueRegistrationTokenRequest>;
+
+/**
+ * @generated from message simrs.identity.v1.IssueRegistrationTokenResponse
+ */
+export declare type IssueRegistrationTokenResponse = Message<"simrs.identity.v1.IssueRegistrationTokenResponse"> & {
+  /**
+   * Shown once; identity keeps only a keyed hash of it.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: string tenant_id = 2;
+   */
+  tenantId: string;
+
+  /**
+   * @generated from field: repeated string scopes = 3;
+   */
+  scopes: string[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 4;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message simrs.identity.v1.IssueRegistrationTokenResponse.
+ * Use `create(IssueRegistrationTokenResponseSchema)` to create a new message.
+ */
+export declare const IssueRegistrationTokenResponseSchema: GenMessage<IssueRegistrationTokenResponse>;
+
+/**
+ * @generated from message simrs.identity.v1.ListOAuthClientsRequest
+ */
+export declare type ListOAuthClientsRequest = Message<"simrs.identity.v1.ListOAuthClientsRequest"> & {
+  /**
+   * @generated from field: simrs.identity.v1.UserRef actor = 1;
+   */
+  actor?: UserRef | undefined;
+};
+
+/**
+ * Describes the message simrs.identity.v1.ListOAuthClientsRequest.
+ * Use `create(ListOAuthClientsRequestSchema)` to create a new message.
+ */
+export declare const ListOAuthClientsRequestSchema: GenMessage<ListOAuthClientsRequest>;
+
+/**
+ * @generated from message simrs.identity.v1.OAuthClient
+ */
+export declare type OAuthClient = Message<"simrs.identity.v1.OAuthClient"> & {
+  /**
+   * @generated from field: string client_id = 1;
+   */
+  clientId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: repeated string scopes = 3;
+   */
+  scopes: string[];
+
+  /**
+   * @generated from field: repeated string redirect_uris = 4;
+   */
+  redirectUris: string[];
+
+  /**
+   * @generated from field: repeated string grant_types = 5;
+   */
+  grantTypes: string[];
+
+  /**
+   * True for public clients (token_endpoint_auth_method "none").
+   *
+   * @generated from field: bool public = 6;
+   */
+  public: boolean;
+
+  /**
+   * @generated from field: bool disabled = 7;
+   */
+  disabled: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message simrs.identity.v1.OAuthClient.
+ * Use `create(OAuthClientSchema)` to create a new message.
+ */
+export declare const OAuthClientSchema: GenMessage<OAuthClient>;
+
+/**
+ * @generated from message simrs.identity.v1.ListOAuthClientsResponse
+ */
+export declare type ListOAuthClientsResponse = Message<"simrs.identity.v1.ListOAuthClientsResponse"> & {
+  /**
+   * @generated from field: repeated simrs.identity.v1.OAuthClient clients = 1;
+   */
+  clients: OAuthClient[];
+};
+
+/**
+ * Describes the message simrs.identity.v1.ListOAuthClientsResponse.
+ * Use `create(ListOAuthClientsResponseSchema)` to create a new message.
+ */
+export declare const ListOAuthClientsResponseSchema: GenMessage<ListOAuthClientsResponse>;
+
+/**
+ * @generated from message simrs.identity.v1.RotateSigningKeyRequest
+ */
+export declare type RotateSigningKeyRequest = Message<"simrs.identity.v1.RotateSigningKeyRequest"> & {
+};
+
+/**
+ * Describes the message simrs.identity.v1.RotateSigningKeyRequest.
+ * Use `create(RotateSigningKeyRequestSchema)` to create a new message.
+ */
+export declare const RotateSigningKeyRequestSchema: GenMessage<RotateSigningKeyRequest>;
+
+/**
+ * @generated from message simrs.identity.v1.RotateSigningKeyResponse
+ */
+export declare type RotateSigningKeyResponse = Message<"simrs.identity.v1.RotateSigningKeyResponse"> & {
+  /**
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+
+  /**
+   * @generated from field: repeated string retired_key_ids = 2;
+   */
+  retiredKeyIds: string[];
+};
+
+/**
+ * Describes the message simrs.identity.v1.RotateSigningKeyResponse.
+ * Use `create(RotateSigningKeyResponseSchema)` to create a new message.
+ */
+export declare const RotateSigningKeyResponseSchema: GenMessage<RotateSigningKeyResponse>;
+
+/**
  * IdentityService is what other services and operators ask of identity over the internal network.
  * Browser and OAuth traffic reaches identity over HTTP (Better Auth), never through here.
  *
@@ -588,6 +769,39 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof ListUsersRequestSchema;
     output: typeof ListUsersResponseSchema;
+  },
+  /**
+   * IssueRegistrationToken issues an OAuth initial access token (RFC 7591): presented once at
+   * /api/auth/oauth2/register, it registers a client of the acting admin's tenant. The client may hold
+   * simrs:read (and openid, profile, email, offline_access), and simrs:write only with allow_write.
+   *
+   * @generated from rpc simrs.identity.v1.IdentityService.IssueRegistrationToken
+   */
+  issueRegistrationToken: {
+    methodKind: "unary";
+    input: typeof IssueRegistrationTokenRequestSchema;
+    output: typeof IssueRegistrationTokenResponseSchema;
+  },
+  /**
+   * ListOAuthClients lists the OAuth clients registered for the acting admin's tenant.
+   *
+   * @generated from rpc simrs.identity.v1.IdentityService.ListOAuthClients
+   */
+  listOAuthClients: {
+    methodKind: "unary";
+    input: typeof ListOAuthClientsRequestSchema;
+    output: typeof ListOAuthClientsResponseSchema;
+  },
+  /**
+   * RotateSigningKey (platform operator) makes a new key sign access and ID tokens from now on; the
+   * previous keys stop signing and stay published in the JWKS until what they signed has expired.
+   *
+   * @generated from rpc simrs.identity.v1.IdentityService.RotateSigningKey
+   */
+  rotateSigningKey: {
+    methodKind: "unary";
+    input: typeof RotateSigningKeyRequestSchema;
+    output: typeof RotateSigningKeyResponseSchema;
   },
 }>;
 

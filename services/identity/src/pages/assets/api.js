@@ -16,9 +16,9 @@ export async function api(path, body) {
     }
   })();
   if (!res.ok) {
-    const error = new Error((data && data.message) || `request failed (${res.status})`);
+    const error = new Error((data && (data.message || data.error_description)) || `request failed (${res.status})`);
     error.status = res.status;
-    error.code = data && data.code;
+    error.code = data && (data.code || data.error);
     throw error;
   }
   return data;

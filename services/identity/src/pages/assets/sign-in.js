@@ -6,11 +6,32 @@ const $ = (id) => document.getElementById(id);
 const statusEl = $('status');
 const params = new URLSearchParams(location.search);
 
+// Sent here by /oauth2/authorize: the signed authorization request rides along with the sign-in, and
+// Better Auth answers where the flow goes next (the consent page, or back to the application).
+const oauthQuery = params.has('sig') && params.has('client_id') ? location.search.slice(1) : undefined;
+const withOAuth = (body) => (oauthQuery ? { ...body, oauth_query: oauthQuery } : body);
+
+/** The authorization request again, unsigned, for a sign-in that completes elsewhere (a mailed link). */
+function authorizeAgain() {
+  const again = new URLSearchParams(oauthQuery);
+  for (const name of ['sig', 'exp', 'ba_iat', 'ba_pl', 'ba_param']) again.delete(name);
+  const prompt = (again.get('prompt') || '').split(' ').filter((p) => p && p !== 'login');
+  if (prompt.length) again.set('prompt', prompt.join(' '));
+  else again.delete('prompt');
+  return `/api/auth/oauth2/authorize?${again}`;
+}
+
 /** Where to go once signed in: a same-origin path given by the caller, else the account page. */
 function next() {
+  if (oauthQuery) return authorizeAgain();
   const target = params.get('callbackURL') || params.get('next');
   if (target && target.startsWith('/') && !target.startsWith('//')) return target;
   return '/auth/account';
+}
+
+/** After a sign-in answer: the OAuth flow's next step when Better Auth names one, else next(). */
+function proceed(answer) {
+  location.assign(answer && answer.redirect && answer.url ? answer.url : next());
 }
 
 const ERRORS = {
@@ -18,6 +39,7 @@ const ERRORS = {
   ACCOUNT_DISABLED: 'This account cannot sign in.',
   new_user_signup_disabled: 'That sign-in link cannot be used.',
 };
+if (oauthQuery) status(statusEl, 'Sign in to continue to the application that sent you here.');
 if (params.get('error')) status(statusEl, ERRORS[params.get('error')] ?? 'Signing in did not work. Try again.', true);
 
 const email = () => $('email').value.trim();
@@ -48,8 +70,7 @@ $('send-magic-link').addEventListener('click', async () => {
 $('otp-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   try {
-    await api('/sign-in/email-otp', { email: email(), otp: $('otp').value.trim() });
-    location.assign(next());
+    proceed(await api('/sign-in/email-otp', withOAuth({ email: email(), otp: $('otp').value.trim() })));
   } catch (err) {
     status(statusEl, err.code === 'TOO_MANY_ATTEMPTS' ? 'Too many wrong codes: ask for a new one.' : err.message, true);
   }
@@ -67,8 +88,7 @@ async function passkeySignIn(mediation) {
   }
   const credential = await window.navigator.credentials.get(request);
   if (!credential) return;
-  await api('/passkey/verify-authentication', { response: credentialJSON(credential) });
-  location.assign(next());
+  proceed(await api('/passkey/verify-authentication', withOAuth({ response: credentialJSON(credential) })));
 }
 
 $('passkey-sign-in').addEventListener('click', async () => {
