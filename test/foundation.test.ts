@@ -93,9 +93,14 @@ describe('foundation', () => {
       .set('origin', stack.publicUrl)
       .set('cookie', 'simrs.session_token=not-a-session.signature');
     assert.equal(res.status, 200, 'an unknown session is anonymous, and healthCheck is public');
-    await waitFor('a ValidateSession span', async () =>
-      otlp.spans.find((s) => s.service === 'identity' && s.kind === 2 && s.name.includes('IdentityService/ValidateSession')),
-    );
+    const [validate, parent] = await waitFor('a ValidateSession server span and its parent', async () => {
+      const server = otlp.spans.find((s) => s.service === 'identity' && s.kind === 2 && s.name.includes('IdentityService/ValidateSession'));
+      const caller = server && otlp.spans.find((s) => s.spanId === server.parentSpanId);
+      return server && caller ? ([server, caller] as const) : undefined;
+    });
+    assert.equal(parent?.service, 'gateway', 'the gRPC server span is a child of the gateway span that called it');
+    assert.equal(parent?.kind, 3);
+    assert.equal(parent?.traceId, validate.traceId);
   });
 
   test('readiness follows Redis', async () => {
