@@ -99,7 +99,7 @@ describe('alert rules and dashboard', () => {
       assert.ok(anchor && anchors.has(anchor), `${where}: runbook ${annotations.runbook} is a section of docs/operations.md`);
       assert.ok(operations.includes(`\`${where}\``), `${where} is listed in docs/operations.md`);
       // Balanced brackets: a cheap syntax check of the expression.
-      for (const [open, close] of ['()', '{}', '[]']) {
+      for (const [open, close] of [['(', ')'], ['{', '}'], ['[', ']']] as const) {
         assert.equal(String(rule.expr).split(open).length, String(rule.expr).split(close).length, `${where}: unbalanced ${open}${close}`);
       }
     }
