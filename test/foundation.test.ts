@@ -79,10 +79,13 @@ describe('foundation', () => {
       }
       return undefined;
     });
-    const trace = otlp.spans.filter((s) => s.traceId === traceId);
-    // Parent links are intact: every span's parent is in the same trace (but the root).
-    const ids = new Set(trace.map((s) => s.spanId));
-    for (const span of trace) if (span.parentSpanId) assert.ok(ids.has(span.parentSpanId), `parent of ${span.service} ${span.name}`);
+    // Parent links are intact: every span's parent is in the same trace (but the root's). Services export
+    // in batches of their own, so a parent may arrive a moment after its children.
+    const trace = await waitFor('every parent of the trace exported', async () => {
+      const spans = otlp.spans.filter((s) => s.traceId === traceId);
+      const ids = new Set(spans.map((s) => s.spanId));
+      return spans.every((s) => !s.parentSpanId || ids.has(s.parentSpanId)) ? spans : undefined;
+    });
     const identityClient = trace.find((s) => s.service === 'identity' && s.kind === 3 && s.name.includes('NotifierService/SendEmail'));
     assert.ok(identityClient, 'identity called the notifier over gRPC within the trace');
   });
