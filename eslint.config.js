@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'proto/gen/**', '**/.data/**', 'charts/**'] },
+  { ignores: ['.scratch/**', '**/node_modules/**', 'proto/gen/**', '**/.data/**', 'charts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
