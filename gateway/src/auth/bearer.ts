@@ -1,7 +1,9 @@
 // OAuth access tokens: JWTs (typ at+jwt) verified here, against identity's JWKS, without a call to
 // identity. jose's remote key set caches the keys and refetches when a token names an unknown key id
-// (key rotation). A verified token is cached by its hash until it expires, so a repeated token costs
-// no signature check; revocations are checked on every use, from memory.
+// (key rotation); within jose's cooldown after a fetch, such a token waits for the cooldown to pass and
+// one shared refetch (so a key rotated in just after a fetch works, and unknown key ids cost identity at
+// most one fetch per second). A verified token is cached by its hash until it expires, so a repeated
+// token costs no signature check; revocations are checked on every use, from memory.
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
 import { API_SCOPES, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/platform/oauth';
@@ -12,6 +14,9 @@ import type { Revocations } from './revocations.ts';
 import { UpstreamUnavailable } from './session.ts';
 
 export class InvalidToken extends Error {}
+
+/** Least time between two JWKS fetches caused by unknown key ids. */
+const JWKS_COOLDOWN_MS = 1_000;
 
 interface Verified {
   principal: Principal;
@@ -25,9 +30,10 @@ export class BearerAuthenticator {
   private readonly issuer: string;
   private readonly audience: string;
   private readonly revocations: Revocations;
+  private keysRefetch?: Promise<void>;
 
   constructor(options: { jwksUrl: string; issuer: string; audience: string; principalSecret: string; revocations: Revocations }) {
-    this.jwks = createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: 5_000, timeoutDuration: 2_000 });
+    this.jwks = createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: JWKS_COOLDOWN_MS, timeoutDuration: 2_000 });
     this.issuer = options.issuer;
     this.audience = options.audience;
     this.revocations = options.revocations;
@@ -47,16 +53,37 @@ export class BearerAuthenticator {
     return { key, principal: verified.principal };
   }
 
-  private async verify(token: string): Promise<Verified> {
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, this.jwks, {
+  /** After jose's cooldown has passed, one JWKS fetch shared by every token waiting for a new key. */
+  private refetchKeys(): Promise<void> {
+    this.keysRefetch ??= new Promise<void>((resolve) => setTimeout(resolve, JWKS_COOLDOWN_MS))
+      .then(() => this.jwks.reload())
+      .finally(() => (this.keysRefetch = undefined));
+    return this.keysRefetch;
+  }
+
+  private async verifySignature(token: string): Promise<JWTPayload> {
+    const check = () =>
+      jwtVerify(token, this.jwks, {
         issuer: this.issuer,
         audience: this.audience,
         typ: 'at+jwt',
         algorithms: ['EdDSA', 'ES256', 'RS256'],
-        requiredClaims: ['exp', 'sub', 'iat'],
-      }));
+        requiredClaims: ['exp', 'sub', 'iat', 'jti'],
+      });
+    try {
+      return (await check()).payload;
+    } catch (err) {
+      // A key id not in the set fetched less than a cooldown ago: perhaps a key rotated in since.
+      if (!(err instanceof errors.JWKSNoMatchingKey) || !this.jwks.coolingDown) throw err;
+      await this.refetchKeys();
+      return (await check()).payload;
+    }
+  }
+
+  private async verify(token: string): Promise<Verified> {
+    let payload: JWTPayload;
+    try {
+      payload = await this.verifySignature(token);
     } catch (err) {
       if (err instanceof errors.JWKSTimeout || (err instanceof TypeError && String(err.message).includes('fetch'))) {
         throw new UpstreamUnavailable('identity keys unavailable', { cause: err });

@@ -61,8 +61,12 @@ export function createOAuthClients(pool: Pool) {
       return rows.map(toInfo);
     },
 
-    async setScopes(clientId: string, scopes: string[]): Promise<void> {
-      await pool.query(`update "oauthClient" set scopes = $2::jsonb, "updatedAt" = now() where "clientId" = $1`, [clientId, JSON.stringify(scopes)]);
+    /** What SIMRS decides for a client it just registered: its scopes, and that it may end the sessions it started (RP-initiated logout). */
+    async completeRegistration(clientId: string, scopes: string[]): Promise<void> {
+      await pool.query(`update "oauthClient" set scopes = $2::jsonb, "enableEndSession" = true, "updatedAt" = now() where "clientId" = $1`, [
+        clientId,
+        JSON.stringify(scopes),
+      ]);
     },
 
     /** Deletes every refresh token, stored access token and pending device code of the user. */

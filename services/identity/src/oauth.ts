@@ -205,9 +205,15 @@ function oauthPlugin(deps: OAuthDeps, state: { registrations: Handover<Registrat
 
   /** Registration by token: the grant is consumed here and the scopes checked before anything is created. */
   async function beforeRegister(ctx: Ctx): Promise<void> {
+    const session = await getSessionFromCtx(ctx);
+    if (session) {
+      const user = session.user as Record<string, unknown>;
+      if (user.role !== 'tenant_admin' || user.active !== true)
+        throw oauthError('FORBIDDEN', 'access_denied', 'Only a tenant administrator may register OAuth clients.');
+      return;
+    }
     const token = bearer(ctx.headers);
-    if (!token) return; // a session, or nothing (the endpoint answers 401)
-    if (await getSessionFromCtx(ctx)) return;
+    if (!token) return; // the endpoint answers 401
     const grant = token.startsWith(TOKEN_PREFIX) ? await registrationTokens.consume(token) : undefined;
     if (!grant) throw oauthError('UNAUTHORIZED', 'invalid_token', 'Invalid initial access token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
     const body = isPlainObject(ctx.body) ? ctx.body : {};
@@ -232,7 +238,7 @@ function oauthPlugin(deps: OAuthDeps, state: { registrations: Handover<Registrat
     const body = isPlainObject(ctx.body) ? ctx.body : {};
     const requested = typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [];
     const scopes = requested.length ? [...new Set(requested)] : grant ? grant.scopes : [...CLIENT_BASE_SCOPES];
-    await oauthClients.setScopes(created.client_id, scopes);
+    await oauthClients.completeRegistration(created.client_id, scopes);
     log.info({ clientId: created.client_id, tenantId: created.reference_id ?? grant?.tenantId, scopes, by: grant ? 'token' : 'session' }, 'oauth client registered');
     return ctx.json({ ...created, scope: scopes.join(' ') }, { status: 201 });
   }
@@ -272,8 +278,9 @@ function oauthPlugin(deps: OAuthDeps, state: { registrations: Handover<Registrat
 
   /** Looking up, approving or denying a user code: rate limited, and only within the client's tenant. */
   async function beforeDeviceVerification(ctx: Ctx): Promise<void> {
-    const source = (ctx.method === 'GET' ? ctx.query : ctx.body) as Record<string, unknown> | undefined;
-    const userCode = source?.user_code ?? source?.userCode;
+    // No method on a server-side call (the verification page's): read both places.
+    const source = { ...(isPlainObject(ctx.query) ? ctx.query : {}), ...(isPlainObject(ctx.body) ? ctx.body : {}) };
+    const userCode = source.user_code ?? source.userCode;
     if (typeof userCode !== 'string') return;
     const session = await getSessionFromCtx(ctx);
     await limited(() => deps.limits.deviceCode(clientIp(ctx), session?.user.id));
@@ -284,6 +291,18 @@ function oauthPlugin(deps: OAuthDeps, state: { registrations: Handover<Registrat
     const client = await oauthClients.find(clientId);
     if (!client || client.tenantId !== (session.user as Record<string, unknown>).tenantId)
       throw oauthError('FORBIDDEN', 'access_denied', 'This device request comes from an application of another hospital.');
+  }
+
+  /** Only a user of the client's hospital may allow it (the consent page offers only Deny otherwise). */
+  async function beforeConsent(ctx: Ctx): Promise<void> {
+    const body = ctx.body as Record<string, unknown> | undefined;
+    if (!isPlainObject(body) || body.accept !== true || typeof body.oauth_query !== 'string') return;
+    const clientId = new URLSearchParams(body.oauth_query).get('client_id');
+    const session = await getSessionFromCtx(ctx);
+    if (!clientId || !session) return; // the endpoint answers
+    const client = await oauthClients.find(clientId);
+    if (client && client.tenantId !== (session.user as Record<string, unknown>).tenantId)
+      throw oauthError('FORBIDDEN', 'access_denied', 'This application belongs to another hospital.');
   }
 
   /** Reusing a rotated (or revoked) refresh token ends its family; the gateway hears it too. */
@@ -330,7 +349,8 @@ function oauthPlugin(deps: OAuthDeps, state: { registrations: Handover<Registrat
       model: 'oauthRefreshToken',
       where: [{ field: 'token', value: hashOAuthToken(keys, token, 'refresh_token') }],
     });
-    if (row && row.clientId === client.clientId) {
+    if (!row) return ctx.json(null); // RFC 7009 §2.2: an unknown token is not an error
+    if (row.clientId === client.clientId) {
       await revocations.publish({ userId: row.userId, clientId: row.clientId });
       log.info({ clientId: client.clientId }, 'refresh token revoked');
     }
@@ -398,6 +418,7 @@ function oauthPlugin(deps: OAuthDeps, state: { registrations: Handover<Registrat
       before: [
         { matcher: matches('/oauth2/register'), handler: createAuthMiddleware(beforeRegister) },
         { matcher: matches('/oauth2/authorize'), handler: createAuthMiddleware(beforeAuthorize) },
+        { matcher: matches('/oauth2/consent'), handler: createAuthMiddleware(beforeConsent) },
         { matcher: matches('/oauth2/token'), handler: createAuthMiddleware(beforeToken) },
         { matcher: matches('/oauth2/revoke'), handler: createAuthMiddleware(beforeRevoke) },
         { matcher: matches('/oauth2/userinfo'), handler: createAuthMiddleware(beforeUserInfo) },
