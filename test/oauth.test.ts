@@ -11,7 +11,9 @@ import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { Redis } from 'ioredis';
 import * as client from 'openid-client';
+import pg from 'pg';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
 import { createClient } from '@simrs/proto/grpc';
 import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/platform/oauth';
@@ -60,6 +62,8 @@ let redirectUri: string;
 let app: RegisteredClient;
 /** Browsers without a browser: one session per person, reused (OTP sends per address are limited). */
 const sessions = new Map<string, Browserless>();
+/** Refresh tokens, codes and registration tokens handed out: none may be readable where identity keeps state. */
+const issued = new Set<string>();
 const browserFor = (email: string) => {
   if (!sessions.has(email)) sessions.set(email, new Browserless(stack));
   return sessions.get(email)!;
@@ -190,6 +194,7 @@ describe('registration (RFC 7591)', () => {
 
   test('with a read-only token: the client belongs to the tenant, default scopes, no simrs:write; the token works once', async () => {
     const token = await issueRegistrationToken(stack, USERS.admin);
+    issued.add(token);
     const asksWrite = await register(clientMetadata('Wants write', { scope: 'openid simrs:read simrs:write' }), `Bearer ${token}`);
     assert.equal(asksWrite.status, 400);
     assert.equal((await json(asksWrite)).error, 'invalid_client_metadata');
@@ -279,7 +284,9 @@ describe('authorization code flow with PKCE', () => {
       await close();
     }
     assert.equal(callback.searchParams.get('iss'), `${stack.publicUrl}/api/auth`);
+    issued.add(callback.searchParams.get('code')!);
     tokens = await client.authorizationCodeGrant(app.config, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce });
+    issued.add(tokens.refresh_token!);
 
     // The access token: a JWT for the API with the user's tenant and role, 15 minutes by default.
     assert.equal(decodeProtectedHeader(tokens.access_token).typ, 'at+jwt');
@@ -322,6 +329,7 @@ describe('authorization code flow with PKCE', () => {
   test('refresh rotates; reusing the old refresh token ends the family, and the gateway refuses it within 1 s', async () => {
     const old = tokens.refresh_token!;
     const fresh = await client.refreshTokenGrant(app.config, old);
+    issued.add(fresh.refresh_token!);
     assert.notEqual(fresh.refresh_token, old, 'rotated');
     assert.notEqual(fresh.access_token, tokens.access_token);
     assert.equal(await status(await apiQuery(stack, fresh.access_token)), 200);
@@ -495,6 +503,7 @@ describe('bearer tokens at the gateway', () => {
     });
     assert.match(stdout, /New signing key/);
     const rotated = await client.refreshTokenGrant(app.config, valid.refresh_token!);
+    issued.add(rotated.refresh_token!);
     const newKid = decodeProtectedHeader(rotated.access_token).kid;
     assert.notEqual(newKid, oldKid);
     assert.equal(await status(await apiQuery(stack, rotated.access_token)), 200, 'the new key is fetched when a token names it');
@@ -517,5 +526,34 @@ describe('bearer tokens at the gateway', () => {
     } finally {
       identity.close();
     }
+  });
+});
+
+describe('what identity keeps', () => {
+  test('no refresh token, authorization code or registration token is readable in Postgres or Redis', async () => {
+    assert.ok(issued.size >= 5);
+    const db = new pg.Client({ connectionString: stack.databases.identity });
+    await db.connect();
+    const dump: string[] = [];
+    try {
+      for (const table of ['oauthRefreshToken', 'oauthAccessToken', 'oauthClient', 'deviceCode', 'oauthConsent']) {
+        const { rows } = await db.query(`select * from "${table}"`);
+        dump.push(JSON.stringify(rows));
+      }
+    } finally {
+      await db.end();
+    }
+    const kv = new Redis(redis.url);
+    try {
+      for (const key of await kv.keys('*')) {
+        dump.push(key);
+        if ((await kv.type(key)) === 'string') dump.push((await kv.get(key)) ?? '');
+        else if ((await kv.type(key)) === 'zset') dump.push(JSON.stringify(await kv.zrange(key, 0, -1)));
+      }
+    } finally {
+      kv.disconnect();
+    }
+    const text = dump.join('\n');
+    for (const secret of issued) assert.ok(!text.includes(secret), `a token handed out is readable where identity keeps state (${secret.slice(0, 6)}…)`);
   });
 });

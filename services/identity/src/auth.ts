@@ -23,6 +23,7 @@ import { createOAuth } from './oauth.ts';
 import type { OAuthClients } from './oauth-clients.ts';
 import { simrsPlugin } from './plugin.ts';
 import type { RegistrationTokens } from './registration-tokens.ts';
+import { cachedKeySet } from './signing-keys.ts';
 import type { Revocations } from './revocations.ts';
 import type { IdentityStorage } from './storage.ts';
 
@@ -46,8 +47,9 @@ export interface AuthDeps {
   log: Logger;
 }
 
+export const keySet = cachedKeySet();
 /** EdDSA signing keys; the JWKS at /api/auth/jwks. Also used to rotate keys (signing-keys.ts). */
-export const JWT_OPTIONS: JwtOptions = { jwks: { keyPairConfig: { alg: 'EdDSA', crv: 'Ed25519' } }, disableSettingJwtHeader: true };
+export const JWT_OPTIONS: JwtOptions = { jwks: { keyPairConfig: { alg: 'EdDSA', crv: 'Ed25519' } }, adapter: keySet, disableSettingJwtHeader: true };
 
 export function sessionCookieName(config: Pick<Config, 'PUBLIC_URL'>): string {
   return `${config.PUBLIC_URL.startsWith('https:') ? '__Secure-' : ''}${COOKIE_PREFIX}.session_token`;

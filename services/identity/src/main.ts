@@ -11,7 +11,7 @@ import { createRedis, pingRedis } from '@simrs/platform/redis';
 import { APIError } from 'better-auth/api';
 import { createAdmin } from './admin.ts';
 import type { Admin } from './admin.ts';
-import { createAuth, JWT_OPTIONS } from './auth.ts';
+import { createAuth, JWT_OPTIONS, keySet } from './auth.ts';
 import { loadIdentityConfig } from './config.ts';
 import { createDirectory } from './directory.ts';
 import { addIdentityService } from './grpc.ts';
@@ -83,7 +83,11 @@ const admin = createAdmin({
   forgetUser: (userId) => sessions.forgetUser(userId),
   registrationTokens,
   oauthClients,
-  rotateSigningKey: async () => rotateSigningKey(await authContext(), JWT_OPTIONS),
+  rotateSigningKey: async () => {
+    const rotated = await rotateSigningKey(await authContext(), JWT_OPTIONS);
+    keySet.invalidate();
+    return rotated;
+  },
 });
 adminRef.current = admin;
 

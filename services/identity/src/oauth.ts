@@ -158,6 +158,10 @@ export function createOAuth(deps: OAuthDeps) {
     refreshTokenExpiresIn: config.REFRESH_TOKEN_TTL_SECONDS,
     resources: [{ identifier: audience, name: 'SIMRS API', accessTokenTtl: config.ACCESS_TOKEN_TTL_SECONDS }],
     resourceSeedMode: 'overwrite' as const,
+    // The one resource is configuration, not data: no database read per token for it. Every client is
+    // linked to it at registration, so the per-client link is not read back on each token either.
+    cachedResources: new Set([audience]),
+    enforcePerClientResources: false,
     clientRegistrationDefaultResources: [audience],
     storeTokens: { hash: (token: string, type: string) => hashOAuthToken(keys, token, type) },
     extensions: [claimsExtension],

@@ -4,7 +4,36 @@
 // (the gateway) fetch the JWKS again when a token names a key id they do not know.
 import type { AuthContext } from '@better-auth/core';
 import { createJwk } from 'better-auth/plugins';
-import type { JwtOptions } from 'better-auth/plugins';
+import type { Jwk, JwtOptions } from 'better-auth/plugins';
+
+type KeyAdapter = NonNullable<JwtOptions['adapter']>;
+type EndpointContext = Parameters<NonNullable<KeyAdapter['getJwks']>>[0];
+
+/**
+ * The key set as the token endpoint reads it, cached for a few seconds: Better Auth would otherwise read
+ * every key from Postgres for each token it signs. Only signing at /oauth2/token uses the cache; the
+ * published JWKS and token verification always read Postgres, so a new key is published at once. An
+ * empty set is never cached, and creating or retiring a key here drops the cache.
+ */
+export function cachedKeySet(ttlMs = 10_000): KeyAdapter & { invalidate(): void } {
+  let cached: { at: number; keys: Jwk[] } | undefined;
+  return {
+    async getJwks(ctx: EndpointContext) {
+      const useCache = ctx.path === '/oauth2/token';
+      if (useCache && cached && Date.now() - cached.at < ttlMs) return cached.keys;
+      const keys = await ctx.context.adapter.findMany<Jwk>({ model: 'jwks' });
+      if (useCache && keys.length) cached = { at: Date.now(), keys };
+      return keys;
+    },
+    async createJwk(webKey: Omit<Jwk, 'id'>, ctx: EndpointContext) {
+      cached = undefined;
+      return ctx.context.adapter.create<Omit<Jwk, 'id'>, Jwk>({ model: 'jwks', data: { ...webKey, createdAt: new Date() } });
+    },
+    invalidate() {
+      cached = undefined;
+    },
+  };
+}
 
 export async function rotateSigningKey(authContext: object, options: JwtOptions): Promise<{ keyId: string; retiredKeyIds: string[] }> {
   const context = authContext as AuthContext;
