@@ -19,7 +19,8 @@ export interface RevocationSink {
   reset(): void;
 }
 
-const KEEP_MS = 60 * 60 * 1000;
+/** As long as an access token can live (identity's ACCESS_TOKEN_TTL_SECONDS is at most 24 h). */
+const KEEP_MS = 24 * 60 * 60 * 1000;
 
 export class Revocations {
   private readonly tokenIds = new Map<string, number>();
