@@ -6,6 +6,9 @@ import { landing, sessionCookieName } from './auth.ts';
 import { schema } from './config.ts';
 import { adminAuthorizer, isLoopback } from './grpc.ts';
 import { isOffered } from './http.ts';
+import { decodePayload, hashOAuthToken } from './oauth.ts';
+import { grantScopes } from './registration-tokens.ts';
+import { revokedBy } from './revocations.ts';
 import { deriveKeys, hmac, open, seal } from './keys.ts';
 import { guessBound } from './limits.ts';
 import { tokenFromCookieValue } from './sessions.ts';
@@ -143,6 +146,9 @@ describe('http surface', () => {
       assert.ok(isOffered(p), p);
     for (const p of ['/list-sessions', '/revoke-session', '/update-user', '/delete-user', '/sign-in/social', '/admin/list-users', '/email-otp/verify-email'])
       assert.ok(!isOffered(p), p);
+    // Better Auth's OAuth client and consent management, resource admin, session JWTs and session-token device grant.
+    for (const p of ['/oauth2/create-client', '/oauth2/get-clients', '/oauth2/delete-client', '/oauth2/client/rotate-secret', '/oauth2/get-consents', '/admin/oauth2/resources', '/token', '/device/token'])
+      assert.ok(!isOffered(p), p);
   });
 
   test('links land on the account page and fail back to the sign-in page', () => {
@@ -173,5 +179,41 @@ describe('admin authorization', () => {
     assert.doesNotThrow(() => authorize(call('10.1.2.3:5000', 'Bearer the-admin-token-which-is-long-enough-xx')));
     assert.throws(() => authorize(call('127.0.0.1:5000')), { code: 16 });
     assert.throws(() => authorize(call('127.0.0.1:5000', 'Bearer wrong')), { code: 16 });
+  });
+});
+
+describe('OAuth rules', () => {
+  test('revocations: by jti, by user before a time, by user and client', () => {
+    const log = [{ tokenIds: ['j1'] }, { userId: 'u1', issuedBefore: 100 }, { userId: 'u2', clientId: 'c1', issuedBefore: 100 }];
+    assert.ok(revokedBy(log, { jti: 'j1', sub: 'x', iat: 500 }));
+    assert.ok(revokedBy(log, { jti: 'j2', sub: 'u1', iat: 99 }));
+    assert.ok(!revokedBy(log, { jti: 'j2', sub: 'u1', iat: 100 }), 'issued at or after the cutoff');
+    assert.ok(revokedBy(log, { sub: 'u2', clientId: 'c1', iat: 50 }));
+    assert.ok(!revokedBy(log, { sub: 'u2', clientId: 'c2', iat: 50 }), 'another client of the same user');
+  });
+
+  test('registration tokens grant simrs:write only when allowed', () => {
+    assert.ok(!grantScopes(false).includes('simrs:write'));
+    assert.ok(grantScopes(false).includes('simrs:read') && grantScopes(false).includes('openid'));
+    assert.ok(grantScopes(true).includes('simrs:write'));
+  });
+
+  test('stored OAuth tokens are keyed hashes, by type', () => {
+    const keys = deriveKeys(SECRET);
+    const stored = hashOAuthToken(keys, 'refresh-token-value', 'refresh_token');
+    assert.notEqual(stored, 'refresh-token-value');
+    assert.notEqual(stored, hashOAuthToken(keys, 'refresh-token-value', 'authorization_code'));
+    assert.notEqual(stored, hashOAuthToken(deriveKeys(`${SECRET}x`), 'refresh-token-value', 'refresh_token'));
+    assert.deepEqual(decodePayload(`x.${Buffer.from('{"jti":"a"}').toString('base64url')}.y`), { jti: 'a' });
+    assert.equal(decodePayload('not-a-jwt'), undefined);
+  });
+
+  test('OAuth settings: defaults and bounds', () => {
+    const config = schema.parse(BASE_ENV);
+    assert.equal(config.ACCESS_TOKEN_TTL_SECONDS, 900);
+    assert.equal(config.API_AUDIENCE, 'https://simrs.example.org/api');
+    assert.equal(config.DEVICE_CODE_TTL_SECONDS, 600);
+    assert.equal(config.DEVICE_POLL_INTERVAL_SECONDS, 5);
+    assert.throws(() => schema.parse({ ...BASE_ENV, ACCESS_TOKEN_TTL_SECONDS: '999999' }));
   });
 });
