@@ -21,7 +21,7 @@ import { startSmtpPeer } from './support/smtp.ts';
 import type { SmtpPeer } from './support/smtp.ts';
 import { isOtpMail, otpFrom, seedUsers } from './support/users.ts';
 
-const TTL_SECONDS = 10;
+const TTL_SECONDS = 12;
 const GUESSES_PER_USER = 8;
 const TENANT = 'rs-device';
 const USERS = {
