@@ -16,6 +16,7 @@ import type { Stack } from '../scripts/lib/stack.ts';
 import { launchBrowser } from './support/browser.ts';
 import { startSmtpPeer } from './support/smtp.ts';
 import type { SmtpPeer } from './support/smtp.ts';
+import { Browserless, issueRegistrationToken, registerClient, tokensFor } from './support/oauth.ts';
 import { seedUsers, signInWithOtp } from './support/users.ts';
 
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
@@ -81,11 +82,16 @@ after(async () => {
   await Promise.all([redis?.stop(), smtp?.stop()]);
 });
 
-async function sendFromPlayground(page: Page, url: string): Promise<{ status: string; response: string }> {
+async function sendFromPlayground(page: Page, url: string, bearer?: string): Promise<{ status: string; response: string }> {
   await page.goto(url);
   await page.locator('html[data-ready="true"]').waitFor();
   await page.selectOption('#procedure', 'pasien.list');
-  await page.check('#auth-cookie');
+  if (bearer) {
+    await page.check('#auth-bearer');
+    await page.fill('#bearer-token', bearer);
+  } else {
+    await page.check('#auth-cookie');
+  }
   await page.fill('#input', '{"limit": 5}');
   await page.click('#send');
   await page.locator('#status', { hasNotText: /sending|not sent/ }).waitFor();
@@ -118,6 +124,30 @@ describe('playground and CORS in Chromium', () => {
       const same = await sendFromPlayground(page, `${api}/playground/`);
       assert.match(same.status, /^200/, 'served by the gateway itself, same-origin');
       assert.match(same.response, /Siti Rahmawati/);
+    } finally {
+      await close();
+    }
+  });
+
+  test("allow-listed origin: an integration's bearer token works from the browser; another origin gets nothing", async () => {
+    const registered = await registerClient(stack, await issueRegistrationToken(stack, 'admin@rs-play.test'), {
+      client_name: 'Dashboard',
+      redirect_uris: ['http://127.0.0.1:9/callback'],
+      application_type: 'native',
+      token_endpoint_auth_method: 'client_secret_post',
+    });
+    const tokens = await tokensFor(stack, smtp, registered, new Browserless(stack), 'dokter@rs-play.test', 'openid simrs:read');
+    const { browser, close } = await launchBrowser();
+    try {
+      // No cookie in this browser at all: the bearer token is the only credential.
+      const page = await (await browser.newContext()).newPage();
+      const api = encodeURIComponent(stack.publicUrl);
+      const ok = await sendFromPlayground(page, `${allowed}/playground/?api=${api}`, tokens.access_token);
+      assert.match(ok.status, /^200/);
+      assert.match(ok.response, /Siti Rahmawati/);
+      const refused = await sendFromPlayground(page, `${other}/playground/?api=${api}`, tokens.access_token);
+      assert.match(refused.status, /network error/, 'preflight refused: no CORS headers for that origin');
+      assert.doesNotMatch(refused.response, /Siti/);
     } finally {
       await close();
     }
