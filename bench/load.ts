@@ -75,7 +75,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
 /** Prints rows as an aligned text table. */
 export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
   if (rows.length === 0) return;
-  const columns = Object.keys(rows[0]!);
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const cell = (v: string | number) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : v);
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c] ?? '').length)));
   const line = (values: string[]) => `| ${values.map((v, i) => v.padEnd(widths[i]!)).join(' | ')} |`;
