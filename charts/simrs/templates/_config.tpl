@@ -30,6 +30,7 @@ MIGRATE_ON_START: "false"     # the owner role stays with the migration Job
 INTEGRATION_PREFIX: {{ $v.config.integrationPrefix | quote }}
 {{- else if eq .name "notifier" }}
 HTTP_PORT: {{ $ports.notifier.http | quote }}
+MIGRATE_ON_START: "false"     # the migration Job does it, once, before the pods roll
 GRPC_PORT: {{ $ports.notifier.grpc | quote }}
 MAIL_FROM: {{ $v.config.mailFrom | quote }}
 {{- end }}

@@ -1,6 +1,6 @@
 // The notifier's settings, parsed once at start (see README.md for the table). A bad value stops the
 // process with one line naming the variable, and never echoes the value (SMTP_URL holds a password).
-import { loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
+import { flag, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
 import { parseAddress } from './address.ts';
 
 export const TLS_MODES = ['implicit', 'starttls', 'opportunistic', 'none'] as const;
@@ -63,6 +63,8 @@ export const schema = z
     MAIL_POLL_MS: ms(1_000, 10),
     MAIL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
     MAIL_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+    /** Migrate at start; the chart runs a migration Job instead and sets this to false. */
+    MIGRATE_ON_START: flag(true),
     LOG_LEVEL: logLevel,
   })
   .superRefine((env, ctx) => {
@@ -85,6 +87,7 @@ export const schema = z
     pollMs: env.MAIL_POLL_MS,
     concurrency: env.MAIL_CONCURRENCY,
     retentionDays: env.MAIL_RETENTION_DAYS,
+    migrateOnStart: env.MIGRATE_ON_START,
     logLevel: env.LOG_LEVEL,
   }));
 

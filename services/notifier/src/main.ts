@@ -29,7 +29,7 @@ handleSignals(log);
 
 const pool = createPool(cfg.databaseUrl, { max: cfg.concurrency + 4 });
 try {
-  await migrate(pool, MIGRATIONS, log);
+  if (cfg.migrateOnStart) await migrate(pool, MIGRATIONS, log);
 } catch (err) {
   log.fatal({ err: { message: (err as Error).message } }, 'cannot migrate the message store');
   await pool.end().catch(() => {});
