@@ -11,7 +11,7 @@ import { envelope } from '@simrs/platform/envelope';
 import type { ErrorCode } from '@simrs/platform/envelope';
 import { PRINCIPAL_HEADER, REQUEST_ID_HEADER } from '@simrs/platform/principal';
 import { allowedOrigins, config } from './config.ts';
-import { MalformedAuthorization, resolveCaller } from './credentials.ts';
+import { MalformedAuthorization, resolveCaller, UnknownSession } from './credentials.ts';
 import type { Caller } from './credentials.ts';
 import { InvalidToken } from './auth/bearer.ts';
 import type { BearerAuthenticator } from './auth/bearer.ts';
@@ -33,6 +33,7 @@ export interface GatewayDeps {
 const REQUEST_ID = /^[\w.-]{8,64}$/;
 
 function fail(res: Response, req: Request, code: ErrorCode, message: string): void {
+  res.locals.answeredByGateway = true;
   const body = envelope(code, message, procedurePath(req));
   res.status(body.error.data.httpStatus).json(body);
 }
@@ -72,26 +73,42 @@ export function createApp(deps: GatewayDeps): express.Express {
     [PRINCIPAL_HEADER]: undefined,
   });
 
-  const toIdentity: RequestHandler = (req, res) =>
-    proxy(deps.identity, req, res, forwardHeaders(req.headers, forwardedFor(req)), config.MAX_BODY_BYTES);
+  const limits = { maxBodyBytes: config.MAX_BODY_BYTES, bodyTimeoutMs: config.BODY_TIMEOUT_MS };
+  const toIdentity: RequestHandler = (req, res) => proxy(deps.identity, req, res, forwardHeaders(req.headers, forwardedFor(req)), limits);
   const rateLimit = new CallerRateLimit(config.RATE_LIMIT_PER_MINUTE);
-  app.use('/api/auth', corsForApi, toIdentity);
-  app.use('/auth', toIdentity);
+  const credentialFailures = new CallerRateLimit(config.CREDENTIAL_FAILURES_PER_MINUTE);
+  // Express matches mount paths case-insensitively and accepts absolute-form targets; upstreams get
+  // only the canonical origin-form path they are mounted at.
+  const mounted = (prefix: string, ...handlers: RequestHandler[]) =>
+    app.use(prefix, (req, res, next) => (req.originalUrl.startsWith(prefix) ? next() : fail(res, req, 'NOT_FOUND', 'no such route')), ...handlers);
+  mounted('/api/auth', corsForApi, toIdentity);
+  mounted('/auth', toIdentity);
   // OAuth discovery at the site root (RFC 8414 for an issuer with a path, RFC 9728 for the API).
   for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/.well-known/oauth-protected-resource'])
-    app.use(path, corsForApi, toIdentity);
+    mounted(path, corsForApi, toIdentity);
 
   const toRecords: RequestHandler = async (req, res) => {
+    // Refused credentials are counted per client IP and stop being checked (no signature check, no
+    // call to identity) once over the limit: guessing and floods cost the gateway next to nothing.
+    const ipKey = `ip:${req.ip}`;
+    const presentsCredential = req.headers.authorization !== undefined || req.headers.cookie !== undefined;
+    const cooling = presentsCredential ? await credentialFailures.blocked(ipKey) : undefined;
+    if (cooling !== undefined) {
+      res.setHeader('retry-after', String(cooling));
+      return fail(res, req, 'TOO_MANY_REQUESTS', `too many rejected credentials, retry in ${cooling} s`);
+    }
     let caller: Caller | undefined;
     try {
       caller = await resolveCaller(req, deps);
     } catch (err) {
       if (err instanceof UpstreamUnavailable) return fail(res, req, 'SERVICE_UNAVAILABLE', 'sign-in service unavailable, try again shortly');
       if (err instanceof InvalidToken || err instanceof MalformedAuthorization) {
+        await credentialFailures.check(ipKey);
         res.setHeader('www-authenticate', `Bearer error="invalid_token", error_description="${err instanceof MalformedAuthorization ? 'malformed' : 'invalid or expired'}"`);
         return fail(res, req, 'UNAUTHORIZED', 'the access token is invalid, expired or revoked');
       }
-      throw err;
+      if (!(err instanceof UnknownSession)) throw err;
+      await credentialFailures.check(ipKey);
     }
     if (caller) requestContext.getStore()!.tenantId = caller.principal.tenantId;
     const wait = await rateLimit.check(caller ? `${caller.principal.clientId ?? ''}:${caller.principal.userId}` : `ip:${req.ip}`);
@@ -112,11 +129,11 @@ export function createApp(deps: GatewayDeps): express.Express {
         authorization: undefined,
         [PRINCIPAL_HEADER]: principal,
       }),
-      config.MAX_BODY_BYTES,
+      limits,
     );
   };
-  app.use('/trpc', corsForApi, toRecords);
-  app.use(config.INTEGRATION_PREFIX, corsForApi, toRecords);
+  mounted('/trpc', corsForApi, toRecords);
+  mounted(config.INTEGRATION_PREFIX, corsForApi, toRecords);
 
   app.use(express.static(fileURLToPath(new URL('../public', import.meta.url)), { index: 'index.html', maxAge: '5m' }));
 
@@ -127,7 +144,11 @@ export function createApp(deps: GatewayDeps): express.Express {
     if (status && status >= 400 && status < 500) return fail(res, req, 'BAD_REQUEST', 'bad request');
     log.error({ err }, 'request failed');
     if (res.headersSent) return void res.destroy();
-    fail(res, req, 'INTERNAL_SERVER_ERROR', 'internal error');
+    try {
+      fail(res, req, 'INTERNAL_SERVER_ERROR', 'internal error');
+    } catch {
+      res.status(500).end();
+    }
   });
   return app;
 }

@@ -24,6 +24,10 @@ export const config = loadConfig(
     SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(60),
     /** Request bodies above this answer 413 before reaching a service. */
     MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+    /** A request body must arrive within this, else 408 (a trickled body holds no upstream connection). */
+    BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    /** Rejected credentials (bad tokens, unknown sessions) per minute per client IP before 429; 0 disables. */
+    CREDENTIAL_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(60),
     /** API requests per minute per user, client or (anonymous) IP, per gateway replica; 0 disables. */
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6_000),
     UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(1_000),

@@ -35,6 +35,8 @@ export function requestOrigin(req: Request): string | undefined {
 }
 
 export class MalformedAuthorization extends Error {}
+/** A cookie from an allowed origin that identity does not know: the call goes on anonymously. */
+export class UnknownSession extends Error {}
 
 /**
  * The caller of an API request: from a bearer token when there is an Authorization header (a bad
@@ -47,7 +49,8 @@ export async function resolveCaller(
 ): Promise<Caller | undefined> {
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
-    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/.exec(authorization);
+    // The scheme name is case-insensitive (RFC 7235).
+    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(authorization);
     if (!match) throw new MalformedAuthorization('expected "Authorization: Bearer <access token>"');
     return auth.bearer.principal(match[1]!);
   }
@@ -59,5 +62,7 @@ async function sessionCaller(req: Request, sessions: SessionAuthenticator): Prom
   if (!cookie) return undefined;
   const origin = requestOrigin(req);
   if (!origin || !allowedOrigins.has(origin)) return undefined;
-  return sessions.principal(cookie);
+  const caller = await sessions.principal(cookie);
+  if (!caller) throw new UnknownSession('session unknown, expired or revoked');
+  return caller;
 }

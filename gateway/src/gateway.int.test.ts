@@ -2,6 +2,8 @@
 // the error envelope, a quick 503 for a dead upstream, and the principal header never passing through.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import request from 'supertest';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
@@ -40,7 +42,9 @@ before(async () => {
     PRINCIPAL_SECRET: secret,
     CORS_ALLOWED_ORIGINS: 'https://allowed.example',
     MAX_BODY_BYTES: '2048',
-    RATE_LIMIT_PER_MINUTE: '60',
+    BODY_TIMEOUT_MS: '1000',
+    CREDENTIAL_FAILURES_PER_MINUTE: '5',
+    RATE_LIMIT_PER_MINUTE: '400',
   });
   url = `http://127.0.0.1:${gatewayPort}`;
   opsUrl = `http://127.0.0.1:${opsPort}`;
@@ -148,14 +152,64 @@ describe('gateway routing', () => {
     assertEnvelope(await chunked.json(), 'PAYLOAD_TOO_LARGE', 413, 'pasien.create');
   });
 
+  test('a trickled body holds no upstream connection and times out with 408', async () => {
+    const port = Number(new URL(url).port);
+    const sockets = Array.from({ length: 140 }, () => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write('POST /trpc/pasien.create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+      return socket;
+    });
+    try {
+      // More stalled bodies than the upstream pool has connections, and the API still answers.
+      await request(url).get('/trpc/healthCheck').expect(200);
+      const answer = await new Promise<string>((resolve) => {
+        let text = '';
+        sockets[0]!.on('data', (d: Buffer) => (text += d.toString()));
+        sockets[0]!.on('close', () => resolve(text));
+      });
+      assert.match(answer, /^HTTP\/1\.1 408/);
+      assert.match(answer, /"TIMEOUT"/);
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
+  });
+
+  test('odd paths: bad percent-encoding, another case, Expect: 100-continue', async () => {
+    const bad = await request(url).get('/trpc/%E0%A4').set('authorization', 'Bearer not-a-token');
+    assertEnvelope(bad.body, 'UNAUTHORIZED', 401, '%E0%A4');
+    const upper = await request(url).get('/TRPC/healthCheck');
+    assertEnvelope(upper.body, 'NOT_FOUND', 404, '/TRPC/healthCheck');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${url}/trpc/pasien.create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': '12', expect: '100-continue' },
+      });
+      req.on('continue', () => req.end('{"nama":"x"}'));
+      req.on('response', (res) => (res.resume(), resolve(res.statusCode ?? 0)));
+      req.on('error', reject);
+    });
+    assert.equal(status, 401, 'forwarded, not a false 503');
+  });
+
+  // Near the end: it cools this client's credentials down.
+  test('rejected credentials are counted per client IP: over the limit, 429 without checking them', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await request(url).get('/trpc/healthCheck').set('authorization', `Bearer junk.${i}.x`)).status);
+    assert.ok(statuses.slice(0, 4).every((s) => s === 401), statuses.join(','));
+    const limited = await request(url).get('/trpc/healthCheck').set('authorization', 'Bearer junk.x.y');
+    assertEnvelope(limited.body, 'TOO_MANY_REQUESTS', 429, 'healthCheck');
+    await request(url).get('/trpc/healthCheck').expect(200); // without a credential: still served
+  });
+
   // Last: it spends this client's request budget.
   test('a caller over RATE_LIMIT_PER_MINUTE gets 429 with Retry-After', async () => {
     let limited: request.Response | undefined;
-    for (let i = 0; i < 80 && !limited; i++) {
+    for (let i = 0; i < 500 && !limited; i++) {
       const res = await request(url).get('/trpc/healthCheck');
       if (res.status === 429) limited = res;
     }
-    assert.ok(limited, 'limited within 80 requests');
+    assert.ok(limited, 'limited within 500 requests');
     assertEnvelope(limited.body, 'TOO_MANY_REQUESTS', 429, 'healthCheck');
     assert.ok(Number(limited.headers['retry-after']) >= 1);
   });

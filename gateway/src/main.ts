@@ -34,6 +34,9 @@ const server = app.listen(config.GATEWAY_PORT, config.HOST, () =>
 );
 // Longer than the load balancers' idle timeout, so that they close idle connections, not us.
 server.keepAliveTimeout = 65_000;
+// Bound what one slow client can hold: headers within 15 s, the whole request within 30 s.
+server.headersTimeout = 15_000;
+server.requestTimeout = 30_000;
 
 // Health and metrics stay off the public port: readiness details and metrics are for the cluster only.
 const health = serveHealth({ redis: () => pingRedis(redis) });

@@ -23,9 +23,17 @@ const duration = m.createHistogram('gateway.request.duration', {
 
 const PROCEDURE = /^[A-Za-z][\w]*(\.[A-Za-z][\w]*)*$/;
 
-/** The route label and span route of a request, from its path and the status it got. */
-export function routeOf(originalUrl: string, status: number, integrationPrefix: string): string {
+/**
+ * The route label and span route of a request, from its path and the status it got. Only an answer
+ * from the upstream (other than 404) vouches for a path: what the gateway refused itself (401, 413,
+ * 429, 503) is labelled `{rejected}`, so that nobody can mint label values by sending junk paths.
+ */
+export function routeOf(originalUrl: string, status: number, integrationPrefix: string, answeredByGateway = false): string {
   const path = originalUrl.split('?')[0] ?? '/';
+  if (answeredByGateway && status !== 404) {
+    for (const prefix of ['/trpc', integrationPrefix, '/api/auth', '/auth']) if (path === prefix || path.startsWith(`${prefix}/`)) return `${prefix}/{rejected}`;
+    return '{rejected}';
+  }
   const known = status !== 404;
   if (path.startsWith('/trpc/')) {
     let procedure: string;
@@ -55,7 +63,7 @@ export function observeRequests(integrationPrefix: string) {
     // Named when the status is known, before the response ends (the HTTP instrumentation reads the
     // route when the response finishes).
     const name = () => {
-      route ??= routeOf(req.originalUrl, res.statusCode, integrationPrefix);
+      route ??= routeOf(req.originalUrl, res.statusCode, integrationPrefix, res.locals.answeredByGateway === true);
       annotateRequest(req, { name: `${req.method} ${route}`, route, tenantId: store?.tenantId });
     };
     const writeHead = res.writeHead;
@@ -69,7 +77,7 @@ export function observeRequests(integrationPrefix: string) {
       if (done) return;
       done = true;
       const status = aborted && !res.headersSent ? 499 : res.statusCode;
-      route ??= routeOf(req.originalUrl, status, integrationPrefix);
+      route ??= routeOf(req.originalUrl, status, integrationPrefix, res.locals.answeredByGateway === true);
       const seconds = (performance.now() - started) / 1000;
       const outcome = outcomeOf(status);
       const labels = { method: req.method, route, outcome };

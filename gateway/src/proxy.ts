@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import { Pool } from 'undici';
 import { envelope } from '@simrs/platform/envelope';
-import { bodyLimit, PayloadTooLarge } from './limits.ts';
+import { BodyTimeout, PayloadTooLarge, readBody } from './limits.ts';
 import { log } from './log.ts';
 
 const HOP_BY_HOP = new Set([
@@ -17,6 +17,8 @@ const HOP_BY_HOP = new Set([
   'transfer-encoding',
   'upgrade',
   'host',
+  // Node has already answered "100 Continue" to the client; undici refuses to forward it.
+  'expect',
 ]);
 
 export interface Upstream {
@@ -56,17 +58,29 @@ export async function proxy(
   req: Request,
   res: Response,
   headers: Record<string, string | string[]>,
-  maxBodyBytes: number,
+  limits: { maxBodyBytes: number; bodyTimeoutMs: number },
 ): Promise<void> {
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) return tooLarge(req, res, maxBodyBytes);
-  const limited = hasBody ? req.pipe(bodyLimit(maxBodyBytes)) : null;
+  if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) return tooLarge(req, res, limits.maxBodyBytes);
+  let body: Buffer | null = null;
+  try {
+    if (hasBody) body = await readBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
+  } catch (err) {
+    if (err instanceof PayloadTooLarge) return tooLarge(req, res, limits.maxBodyBytes);
+    if (err instanceof BodyTimeout) {
+      res.locals.answeredByGateway = true;
+      res.setHeader('connection', 'close');
+      return void res.status(408).json(envelope('TIMEOUT', 'the request body did not arrive in time', procedurePath(req)));
+    }
+    return void res.destroy();
+  }
+  if (body) headers['content-length'] = String(body.length);
   try {
     const upstreamRes = await target.pool.request({
       method: req.method as 'GET',
       path: req.originalUrl,
       headers,
-      body: limited,
+      body,
     });
     res.status(upstreamRes.statusCode);
     for (const [name, value] of Object.entries(upstreamRes.headers)) {
@@ -75,10 +89,10 @@ export async function proxy(
     upstreamRes.body.pipe(res);
     upstreamRes.body.on('error', () => res.destroy());
   } catch (err) {
-    if (err instanceof PayloadTooLarge) return tooLarge(req, res, maxBodyBytes);
     const code = (err as { code?: string }).code;
     log.warn({ upstream: target.name, code }, 'upstream unavailable');
     if (res.headersSent) return void res.destroy();
+    res.locals.answeredByGateway = true;
     res
       .status(503)
       .set('retry-after', '1')
@@ -88,6 +102,7 @@ export async function proxy(
 
 function tooLarge(req: Request, res: Response, maxBodyBytes: number): void {
   if (res.headersSent) return void res.destroy();
+  res.locals.answeredByGateway = true;
   // The rest of the body is not read: close the connection rather than drain it.
   res.setHeader('connection', 'close');
   res.status(413).json(envelope('PAYLOAD_TOO_LARGE', `request body over ${maxBodyBytes} bytes`, procedurePath(req)));
@@ -96,5 +111,10 @@ function tooLarge(req: Request, res: Response, maxBodyBytes: number): void {
 /** The tRPC procedure path ("pasien.list") or the request path, for the envelope's data.path. */
 export function procedurePath(req: Request): string {
   const path = req.originalUrl.split('?')[0] ?? '';
-  return path.startsWith('/trpc/') ? decodeURIComponent(path.slice('/trpc/'.length)) : path;
+  if (!path.startsWith('/trpc/')) return path;
+  try {
+    return decodeURIComponent(path.slice('/trpc/'.length));
+  } catch {
+    return path.slice('/trpc/'.length); // not valid percent-encoding: shown as sent
+  }
 }

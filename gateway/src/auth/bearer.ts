@@ -41,6 +41,9 @@ export class BearerAuthenticator {
   }
 
   async principal(token: string): Promise<{ key: string; principal: Principal }> {
+    // Access tokens are self-contained: only the revocation feed can take one back before it expires.
+    // Without the feed the gateway cannot know, so it refuses to guess (503, retry shortly).
+    if (!this.revocations.live) throw new UpstreamUnavailable('revocation feed unavailable');
     const key = credentialKey(token);
     const cached = this.cache.get(key);
     if (cached?.claims) {

@@ -27,9 +27,12 @@ export class Revocations {
   private readonly users = new Map<string, UserCutoff[]>();
   private readonly sinks: RevocationSink[] = [];
   private subscribed = false;
+  /** Bumped by every revocation and reset: a verdict fetched across a bump must not be cached. */
+  generation = 0;
 
   constructor(subscriber: Redis, reader: Redis) {
     subscriber.on('ready', () => {
+      this.generation++;
       for (const sink of this.sinks) sink.reset();
       void subscriber
         .subscribe(REVOCATION_CHANNEL)
@@ -58,6 +61,7 @@ export class Revocations {
   }
 
   apply(revocation: Revocation): void {
+    this.generation++;
     const until = Date.now() + KEEP_MS;
     for (const id of revocation.tokenIds ?? []) this.tokenIds.set(id, until);
     if (revocation.userId) {

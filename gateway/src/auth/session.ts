@@ -29,6 +29,8 @@ export class SessionAuthenticator {
     const useCache = this.revocations.live && this.cacheMs > 0;
     const cached = useCache ? this.cache.get(key) : undefined;
     if (cached) return { key, principal: cached.principal };
+    // A revocation published while identity is answering must not be undone by caching its answer.
+    const generation = this.revocations.generation;
     try {
       const { principal } = await this.identity.validateSession({ sessionToken: cookieValue }, { timeoutMs: 2_000 });
       if (!principal) return undefined;
@@ -40,7 +42,7 @@ export class SessionAuthenticator {
         sessionId: principal.sessionId,
       };
       const expiresAt = principal.expiresAt ? Number(principal.expiresAt.seconds) * 1000 : Date.now();
-      if (useCache) this.cache.set(key, result, Math.min(expiresAt, Date.now() + this.cacheMs));
+      if (useCache && generation === this.revocations.generation) this.cache.set(key, result, Math.min(expiresAt, Date.now() + this.cacheMs));
       return { key, principal: result };
     } catch (err) {
       if (isStatus(err, grpc.status.UNAUTHENTICATED)) return undefined;
