@@ -34,8 +34,9 @@ before(async () => {
     { email: 'bidan@rs-auth.test', tenant: 'rs-auth', role: 'nurse' },
     { email: 'apoteker@rs-auth.test', tenant: 'rs-auth', role: 'doctor' },
     { email: 'passkey@rs-auth.test', tenant: 'rs-auth', role: 'doctor' },
+    { email: 'redirect@rs-auth.test', tenant: 'rs-auth', role: 'doctor' },
   ]);
-  for (const e of ['admin@rs-auth.test', 'dokter@rs-auth.test', 'bidan@rs-auth.test', 'apoteker@rs-auth.test', 'perawat@rs-auth.test', 'passkey@rs-auth.test', 'baru@rs-auth.test']) secrets.emails.add(e);
+  for (const e of ['redirect@rs-auth.test', 'admin@rs-auth.test', 'dokter@rs-auth.test', 'bidan@rs-auth.test', 'apoteker@rs-auth.test', 'perawat@rs-auth.test', 'passkey@rs-auth.test', 'baru@rs-auth.test']) secrets.emails.add(e);
 });
 
 after(async () => {
@@ -185,6 +186,28 @@ describe('passkeys in Chromium', () => {
       await page.locator('#passkey-list .passkey-name', { hasText: 'Laptop IGD' }).waitFor();
       await page.click('#passkey-list .delete-passkey');
       await page.locator('#passkey-list .empty').waitFor();
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('sign-in page in Chromium', () => {
+  test('after signing in it only ever goes to a page of its own origin', async () => {
+    const { browser, close } = await launchBrowser();
+    try {
+      const page = await (await browser.newContext({ baseURL: stack.publicUrl })).newPage();
+      // One slash then a backslash: the URL parser makes that another host.
+      await page.goto('/auth/sign-in?callbackURL=%2F%5Cevil.example%2Fphish');
+      const since = smtp.messages.length;
+      await page.fill('#email', 'redirect@rs-auth.test');
+      await page.click('#send-otp');
+      const otp = otpFrom((await smtp.waitForMail('redirect@rs-auth.test', since, isOtpMail)).text);
+      secrets.otps.add(otp);
+      await page.fill('#otp', otp);
+      await page.click('#verify-otp');
+      await waitFor('a page after sign-in', async () => !page.url().includes('/auth/sign-in'));
+      assert.equal(new URL(page.url()).origin, new URL(stack.publicUrl).origin, page.url());
     } finally {
       await close();
     }

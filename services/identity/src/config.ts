@@ -35,6 +35,8 @@ export const schema = z
     AUTH_SECRET: secret,
     REDIS_KEY_SECRET: secret.optional().or(z.literal('').transform(() => undefined)),
     ADMIN_API_TOKEN: secret.optional().or(z.literal('').transform(() => undefined)),
+    /** `production` makes ADMIN_API_TOKEN mandatory. */
+    NODE_ENV: z.string().optional(),
     PASSKEY_RP_ID: z.string().regex(/^[a-z0-9.-]+$/i, 'must be a host name').optional(),
     PASSKEY_RP_NAME: z.string().min(1).default('SIMRS'),
     MAGIC_LINK_TTL_SECONDS: seconds(300, 1, 3600),
@@ -67,6 +69,10 @@ export const schema = z
     LOG_LEVEL: logLevel,
   })
   .superRefine((env, ctx) => {
+    // Behind a service-mesh sidecar every caller arrives from loopback: in production the admin
+    // methods always need their token.
+    if (env.NODE_ENV === 'production' && !env.ADMIN_API_TOKEN)
+      ctx.addIssue({ code: 'custom', path: ['ADMIN_API_TOKEN'], message: 'required when NODE_ENV=production' });
     if (env.OTP_SENDS_PER_ADDRESS_PER_DAY < env.OTP_SENDS_PER_ADDRESS_PER_HOUR)
       ctx.addIssue({ code: 'custom', path: ['OTP_SENDS_PER_ADDRESS_PER_DAY'], message: 'must be at least OTP_SENDS_PER_ADDRESS_PER_HOUR' });
   })

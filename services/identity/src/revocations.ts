@@ -24,17 +24,42 @@ export function revokedBy(revocations: Revocation[], token: { jti?: string; sub?
   );
 }
 
-/** `keepSeconds`: how long a revocation stays in the log; at least the longest access-token lifetime. */
+/**
+ * `keepSeconds`: how long a revocation stays in the log; at least the longest access-token lifetime.
+ * A revocation that cannot be published (Redis down) is kept in memory and retried until it is, with
+ * its cut-off time fixed when it happened: while Redis is down the gateway refuses access tokens (it
+ * cannot hear revocations), and once both are back the gateway reloads the log, which then has it.
+ */
 export function createRevocations(redis: Redis, log: Logger, keepSeconds = 3600): Revocations {
+  const pending: Revocation[] = [];
+  let retrying: NodeJS.Timeout | undefined;
+
+  const retry = (delayMs: number) => {
+    retrying ??= setTimeout(async () => {
+      retrying = undefined;
+      while (pending.length > 0) {
+        try {
+          await publishRevocation(redis, pending[0]!, keepSeconds);
+          pending.shift();
+        } catch {
+          return retry(Math.min(delayMs * 2, 30_000));
+        }
+      }
+      log.info('pending revocations published');
+    }, delayMs);
+    retrying.unref();
+  };
+
   return {
     async publish(revocation) {
+      const fixed = { issuedBefore: Math.ceil(Date.now() / 1000), ...revocation };
       try {
         // Published now and kept in the revocation log for gateways that subscribe later.
-        await publishRevocation(redis, revocation, keepSeconds);
+        await publishRevocation(redis, fixed, keepSeconds);
       } catch (err) {
-        // The gateway distrusts its cache while its own subscription is down, which is what a Redis
-        // outage looks like from there; the session itself is already gone from storage.
-        log.error({ err: (err as Error).message, ...revocation }, 'revocation not published');
+        pending.push(fixed);
+        log.error({ err: (err as Error).message, pending: pending.length }, 'revocation not published yet, retrying');
+        retry(500);
       }
     },
     async isRevoked(token) {

@@ -1,4 +1,4 @@
-/* global document, window, location, AbortController, URLSearchParams */
+/* global document, window, location, AbortController, URLSearchParams, URL */
 import { api, status } from './api.js';
 import { conditionalSupported, credentialJSON, requestOptions, supported } from './webauthn.js';
 
@@ -25,7 +25,11 @@ function authorizeAgain() {
 function next() {
   if (oauthQuery) return authorizeAgain();
   const target = params.get('callbackURL') || params.get('next');
-  if (target && target.startsWith('/') && !target.startsWith('//')) return target;
+  // Only our own origin: "/\\evil.example" and "/\t/evil.example" start with one slash and still leave it.
+  if (target) {
+    const url = new URL(target, location.origin);
+    if (url.origin === location.origin) return url.pathname + url.search + url.hash;
+  }
   return '/auth/account';
 }
 
