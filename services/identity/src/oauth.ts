@@ -349,11 +349,13 @@ function oauthPlugin(deps: OAuthDeps, state: { registrations: Handover<Registrat
       return ctx.json(null);
     }
     if (body.token_type_hint === 'access_token') return;
-    const row = await ctx.context.adapter.findOne<{ userId: string; clientId?: string }>({
+    const row = await ctx.context.adapter.findOne<{ userId: string; clientId?: string; revoked?: Date | null }>({
       model: 'oauthRefreshToken',
       where: [{ field: 'token', value: hashOAuthToken(keys, token, 'refresh_token') }],
     });
     if (!row) return ctx.json(null); // RFC 7009 §2.2: an unknown token is not an error
+    // Revoking it again changes nothing: publishing again would only grow every gateway's deny list.
+    if (row.revoked) return ctx.json(null);
     if (row.clientId === client.clientId) {
       await revocations.publish({ userId: row.userId, clientId: row.clientId });
       log.info({ clientId: client.clientId }, 'refresh token revoked');
