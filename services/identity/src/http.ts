@@ -14,7 +14,7 @@ import { BASE_PATH } from './auth.ts';
 import { observeAuthResponse } from './metrics.ts';
 import type { Config } from './config.ts';
 import type { Pages } from './pages.ts';
-import { SIGN_UP_DISABLED } from './plugin.ts';
+import { PASSWORD_PATHS, SIGN_UP_DISABLED } from './plugin.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -66,17 +66,7 @@ const EXACT = new Set([
   '/ok',
   '/error',
   // Answered by Better Auth as disabled (plugin.ts), so that callers get a clear reason.
-  '/sign-in/email',
-  '/sign-in/username',
-  '/request-password-reset',
-  '/reset-password',
-  '/forget-password',
-  '/change-password',
-  '/set-password',
-  '/verify-password',
-  '/email-otp/request-password-reset',
-  '/email-otp/reset-password',
-  '/forget-password/email-otp',
+  ...PASSWORD_PATHS,
 ]);
 export function isOffered(path: string): boolean {
   return EXACT.has(path);

@@ -32,7 +32,8 @@ export const PROPERTIES_FIELD = 'properties';
 export const MAX_PROPERTIES_BYTES = 8 * 1024;
 export const MAX_PROPERTIES_KEYS = 64;
 
-const PASSWORD_PATHS = new Set([
+/** Password routes: answered as disabled, so that callers get a clear reason. */
+export const PASSWORD_PATHS = new Set([
   '/sign-in/email',
   '/sign-in/username',
   '/request-password-reset',
