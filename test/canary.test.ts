@@ -15,6 +15,8 @@ import type { Stack } from '../scripts/lib/stack.ts';
 import { otlpEnv, startOtlpReceiver } from './support/otlp.ts';
 import { startSmtpPeer } from './support/smtp.ts';
 import type { SmtpPeer } from './support/smtp.ts';
+import * as oidc from 'openid-client';
+import { Browserless, issueRegistrationToken, registerClient, tokensFor } from './support/oauth.ts';
 import { seedUsers, sessionCookie, signInWithOtp } from './support/users.ts';
 
 let stack: Stack;
@@ -164,6 +166,30 @@ describe('canary', () => {
     assert.equal((await fetch(`${gw}/trpc/pasien.list`, { headers: { 'x-simrs-principal': principal } })).status, 401);
     assert.equal((await fetch(`${stack.urls.records}/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify({ nik: NIK }))}`, { headers: { 'x-simrs-principal': principal } })).status, 200);
     assert.equal((await fetch(`${stack.urls.records}/trpc/pasien.list`, { headers: { 'x-simrs-principal': `${principal}x` } })).status, 401);
+
+    // An integration: registration with an initial access token, the code flow with PKCE, API calls with
+    // the access token (tRPC and REST), a refresh, and revocation of both tokens.
+    const iat = await issueRegistrationToken(stack, EMAIL);
+    canary('initial access token', iat);
+    const app = await registerClient(stack, iat, {
+      client_name: 'Canary integration',
+      redirect_uris: ['http://127.0.0.1:9/callback'],
+      application_type: 'native',
+      token_endpoint_auth_method: 'client_secret_post',
+    });
+    canary('client secret', app.clientSecret!);
+    const tokens = await tokensFor(stack, smtp, app, new Browserless(stack), EMAIL);
+    canary('access token', tokens.access_token);
+    canary('refresh token', tokens.refresh_token!);
+    if (tokens.id_token) canary('id token', tokens.id_token);
+    const bearer = { authorization: `Bearer ${tokens.access_token}` };
+    assert.equal((await fetch(`${gw}/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify({ nik: NIK }))}`, { headers: bearer })).status, 200);
+    assert.equal((await fetch(`${gw}/api/v1/pasien/${id}`, { headers: bearer })).status, 200);
+    const refreshed = await oidc.refreshTokenGrant(app.config, tokens.refresh_token!);
+    canary('refreshed access token', refreshed.access_token);
+    canary('refreshed refresh token', refreshed.refresh_token!);
+    await oidc.tokenRevocation(app.config, refreshed.access_token);
+    await oidc.tokenRevocation(app.config, refreshed.refresh_token!);
 
     // Sign out (revocation published on Redis).
     assert.equal((await fetch(`${gw}/api/auth/sign-out`, { method: 'POST', headers: withCookie, body: '{}' })).status, 200);
