@@ -142,7 +142,8 @@ describe('gateway routing', () => {
       headers: { 'content-type': 'application/json' },
       body: new ReadableStream({
         start(controller) {
-          for (let i = 0; i < 8; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(1024)));
+          // Just over the limit, so that the whole body is sent before the gateway answers and closes.
+          for (let i = 0; i < 3; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(1024)));
           controller.close();
         },
       }),

@@ -31,6 +31,8 @@ export function credentialKey(credential: string): string {
 
 export class PrincipalCache {
   private readonly entries = new Map<string, Entry>();
+  /** Keys by `u:<user id>` and `s:<session id>`, so that a revocation evicts without a scan. */
+  private readonly keysByOwner = new Map<string, Set<string>>();
   private readonly secret: string;
   hits = 0;
   misses = 0;
@@ -42,7 +44,7 @@ export class PrincipalCache {
   get(key: string, now = Date.now()): { principal: Principal; claims?: TokenClaims } | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.validUntil <= now) {
-      if (entry) this.entries.delete(key);
+      if (entry) this.remove(key);
       this.misses++;
       return undefined;
     }
@@ -55,11 +57,17 @@ export class PrincipalCache {
       // Map iterates in insertion order: drop the oldest tenth.
       let drop = MAX_ENTRIES / 10;
       for (const k of this.entries.keys()) {
-        this.entries.delete(k);
+        this.remove(k);
         if (--drop <= 0) break;
       }
     }
+    this.remove(key);
     this.entries.set(key, { principal, validUntil, claims });
+    for (const owner of owners(principal)) {
+      const keys = this.keysByOwner.get(owner) ?? new Set<string>();
+      keys.add(key);
+      this.keysByOwner.set(owner, keys);
+    }
   }
 
   /** The signed principal for records, minted once per entry lifetime. */
@@ -72,22 +80,36 @@ export class PrincipalCache {
   }
 
   evict(match: { sessionIds?: string[]; userId?: string }): number {
+    const tags = [...(match.sessionIds ?? []).map((id) => `s:${id}`), ...(match.userId ? [`u:${match.userId}`] : [])];
     let evicted = 0;
-    const sessions = new Set(match.sessionIds ?? []);
-    for (const [key, { principal }] of this.entries) {
-      if ((principal.sessionId && sessions.has(principal.sessionId)) || (match.userId && principal.userId === match.userId)) {
-        this.entries.delete(key);
-        evicted++;
-      }
+    for (const tag of tags) {
+      for (const key of [...(this.keysByOwner.get(tag) ?? [])]) if (this.remove(key)) evicted++;
     }
     return evicted;
   }
 
   clear(): void {
     this.entries.clear();
+    this.keysByOwner.clear();
   }
 
   get size(): number {
     return this.entries.size;
   }
+
+  private remove(key: string): boolean {
+    const entry = this.entries.get(key);
+    if (!entry) return false;
+    this.entries.delete(key);
+    for (const owner of owners(entry.principal)) {
+      const keys = this.keysByOwner.get(owner);
+      keys?.delete(key);
+      if (keys?.size === 0) this.keysByOwner.delete(owner);
+    }
+    return true;
+  }
+}
+
+function owners(principal: Principal): string[] {
+  return [`u:${principal.userId}`, ...(principal.sessionId ? [`s:${principal.sessionId}`] : [])];
 }
