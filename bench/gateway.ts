@@ -17,7 +17,7 @@ import { seedTenant } from '../services/records/src/seed.ts';
 import { syntheticPasien } from '../services/records/src/synth.ts';
 import { Browserless, codeFlow, authorizeWithFetch, issueRegistrationToken, registerClient } from '../test/support/oauth.ts';
 import type { RegisteredClient } from '../test/support/oauth.ts';
-import { startSmtpPeer } from '../test/support/smtp.ts';
+import { startSmtpPeer } from '@simrs/platform/smtp-peer';
 import { seedUsers } from '../test/support/users.ts';
 import { load, percentile, printTable } from './load.ts';
 import type { LoadResult } from './load.ts';

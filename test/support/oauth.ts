@@ -10,7 +10,7 @@ import type { JWTPayload } from 'jose';
 import * as client from 'openid-client';
 import pg from 'pg';
 import type { Stack } from '../../scripts/lib/stack.ts';
-import type { SmtpPeer } from './smtp.ts';
+import type { SmtpPeer } from '@simrs/platform/smtp-peer';
 import { isOtpMail, otpFrom, sessionCookie } from './users.ts';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';

@@ -28,7 +28,7 @@ describe('tenants and roles', () => {
 
   /** Opens the invitation mailed to `email` in a fresh browser; returns the signed-in client. */
   async function acceptInvitation(email: string, since: number): Promise<Client> {
-    const mail = await f.smtp.waitFor(email, since);
+    const mail = await f.smtp.waitForMail(email, since);
     const link = new URL(linkFrom(mail));
     const browser = f.client();
     const res = await browser.fetch(link.pathname + link.search);

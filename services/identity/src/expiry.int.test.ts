@@ -20,7 +20,7 @@ describe('expiry', () => {
     const browser = f.client();
     const since = f.smtp.messages.length;
     assert.equal((await browser.post('/api/auth/email-otp/send-verification-otp', { email, type: 'sign-in' })).status, 200);
-    const otp = otpFrom(await f.smtp.waitFor(email, since));
+    const otp = otpFrom(await f.smtp.waitForMail(email, since));
     await sleep(3_000);
     const res = await browser.post('/api/auth/sign-in/email-otp', { email, otp });
     assert.equal(res.status, 400);
@@ -31,7 +31,7 @@ describe('expiry', () => {
     const email = 'perawat@rs-demo.test';
     const since = f.smtp.messages.length;
     assert.equal((await f.client().post('/api/auth/sign-in/magic-link', { email })).status, 200);
-    const link = new URL(linkFrom(await f.smtp.waitFor(email, since)));
+    const link = new URL(linkFrom(await f.smtp.waitForMail(email, since)));
     await sleep(3_000);
     const browser = f.client();
     const res = await browser.fetch(link.pathname + link.search);

@@ -44,7 +44,7 @@ describe('pages in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium at $
     await page.fill('#email', email);
     const since = f.smtp.messages.length;
     await page.click('#send-otp');
-    const otp = otpFrom(await f.smtp.waitFor(email, since));
+    const otp = otpFrom(await f.smtp.waitForMail(email, since));
     await page.fill('#otp', otp);
     await Promise.all([page.waitForURL('**/auth/account'), page.click('#verify-otp')]);
     assert.equal(await page.textContent('#user-email'), email);

@@ -28,7 +28,7 @@ describe('https and tight limits', () => {
     const browser = f.client();
     const since = f.smtp.messages.length;
     assert.equal((await browser.post('/api/auth/email-otp/send-verification-otp', { email, type: 'sign-in' })).status, 200);
-    const otp = otpFrom(await f.smtp.waitFor(email, since));
+    const otp = otpFrom(await f.smtp.waitForMail(email, since));
     const res = await browser.post('/api/auth/sign-in/email-otp', { email, otp });
     assert.equal(res.status, 200);
     const line = res.headers.getSetCookie().find((c) => c.startsWith('__Secure-simrs.session_token='));

@@ -58,7 +58,7 @@ describe('sessions', () => {
     assert.equal((await validate(here)).principal?.userId, other.userId);
     assert.equal(await (await there.fetch('/api/auth/get-session')).json(), null);
     await waitFor('the revocation message', async () => revocations.some((r) => r.sessionIds?.includes(other.sessionId)));
-    const notice = await f.smtp.waitFor(email, since);
+    const notice = await f.smtp.waitForMail(email, since);
     assert.ok(notice.subject.length > 0, 'a security notice is mailed');
   });
 

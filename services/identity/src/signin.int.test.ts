@@ -63,7 +63,7 @@ describe('sign-in by e-mail', () => {
     const email = 'auditor@rs-demo.test';
     const since = f.smtp.messages.length;
     assert.equal((await f.client().post('/api/auth/email-otp/send-verification-otp', { email, type: 'sign-in' })).status, 200);
-    secrets.add(otpFrom(await f.smtp.waitFor(email, since)));
+    secrets.add(otpFrom(await f.smtp.waitForMail(email, since)));
     const keys = deriveKeys(f.authSecret);
     const name = KEY_PREFIX + hmac(keys.redisKeyName, `verification:sign-in-otp-${email}`);
     const ttl = await f.redis.client.ttl(name);
@@ -75,7 +75,7 @@ describe('sign-in by e-mail', () => {
     const browser = f.client();
     const since = f.smtp.messages.length;
     assert.equal((await browser.post('/api/auth/email-otp/send-verification-otp', { email, type: 'sign-in' })).status, 200);
-    const otp = otpFrom(await f.smtp.waitFor(email, since));
+    const otp = otpFrom(await f.smtp.waitForMail(email, since));
     secrets.add(otp);
     const wrong = otp === '000000' ? '111111' : '000000';
     for (let i = 0; i < 3; i++) assert.equal((await browser.post('/api/auth/sign-in/email-otp', { email, otp: wrong })).status, 400);
@@ -90,7 +90,7 @@ describe('sign-in by e-mail', () => {
     const res = await f.client().post('/api/auth/sign-in/magic-link', { email });
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { status: true });
-    const link = new URL(linkFrom(await f.smtp.waitFor(email, since)));
+    const link = new URL(linkFrom(await f.smtp.waitForMail(email, since)));
     assert.equal(link.origin, f.publicUrl, 'the link points at the public URL');
     const token = link.searchParams.get('token')!;
     secrets.add(token);
@@ -126,7 +126,7 @@ describe('sign-in by e-mail', () => {
       const b = await f.client().post(path, { ...body, email: known });
       assert.equal(a.status, b.status, path);
       assert.equal(await a.text(), await b.text(), path);
-      const mail = await f.smtp.waitFor(known, since);
+      const mail = await f.smtp.waitForMail(known, since);
       secrets.add(mail.text.match(/\b\d{6}\b/)?.[0] ?? linkFrom(mail).split('token=')[1]!.split('&')[0]!);
       await sleep(300);
       assert.equal(f.smtp.to(unknown).length, 0, 'no mail to the unknown address');
@@ -145,7 +145,7 @@ describe('sign-in by e-mail', () => {
     }
     const refused = await f.client().post('/api/auth/email-otp/send-verification-otp', { email: 'admin@rs-lain.test', type: 'sign-in' });
     assert.ok(Number(refused.headers.get('retry-after')) > 0, 'Retry-After set');
-    const rest = await f.smtp.waitFor('admin@rs-lain.test');
+    const rest = await f.smtp.waitForMail('admin@rs-lain.test');
     secrets.add(otpFrom(rest));
   });
 

@@ -4,18 +4,11 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import PostalMime from 'postal-mime';
-import { SMTPServer } from 'smtp-server';
 import { Redis } from 'ioredis';
 import { freePort, startService, throwawayDatabase, waitFor, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
-
-export interface Mail {
-  to: string[];
-  subject: string;
-  text: string;
-  html: string;
-}
+import { startSmtpPeer } from '@simrs/platform/smtp-peer';
+import type { ReceivedMail as Mail, SmtpPeer } from '@simrs/platform/smtp-peer';
 
 export interface RedisServer {
   url: string;
@@ -46,48 +39,6 @@ export async function startRedis(): Promise<RedisServer> {
         await exited;
       }
     },
-  };
-}
-
-export interface SmtpPeer {
-  url: string;
-  messages: Mail[];
-  /** The first mail to `address` after `since` messages, once it arrived. */
-  waitFor(address: string, since?: number, timeoutMs?: number): Promise<Mail>;
-  to(address: string): Mail[];
-  stop(): Promise<void>;
-}
-
-export async function startSmtp(): Promise<SmtpPeer> {
-  const messages: Mail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        PostalMime.parse(Buffer.concat(chunks)).then((mail) => {
-          messages.push({
-            to: (mail.to ?? []).map((a) => a.address ?? '').filter(Boolean),
-            subject: mail.subject ?? '',
-            text: mail.text ?? '',
-            html: mail.html ?? '',
-          });
-          callback();
-        }, callback);
-      });
-    },
-  });
-  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.server.address() as { port: number }).port)));
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    messages,
-    waitFor: (address, since = 0, timeoutMs = 20_000) =>
-      waitFor(`mail to ${address}`, async () => messages.slice(since).find((m) => m.to.includes(address)), timeoutMs),
-    to: (address) => messages.filter((m) => m.to.includes(address)),
-    stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
 
@@ -178,7 +129,7 @@ export async function startFixture(label: string, extraEnv: Record<string, strin
     stops.push(() => notifierDb.drop());
     const redis = await startRedis();
     stops.push(() => redis.stop());
-    const smtp = await startSmtp();
+    const smtp = await startSmtpPeer();
     stops.push(() => smtp.stop());
 
     const [notifierHttp, notifierGrpc, httpPort, grpcPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
@@ -252,7 +203,7 @@ export async function signInWithOtp(f: Fixture, client: Client, email: string): 
   const since = f.smtp.messages.length;
   const sent = await client.post('/api/auth/email-otp/send-verification-otp', { email, type: 'sign-in' });
   if (sent.status !== 200) throw new Error(`send-verification-otp: ${sent.status} ${await sent.text()}`);
-  const otp = otpFrom(await f.smtp.waitFor(email, since));
+  const otp = otpFrom(await f.smtp.waitForMail(email, since));
   const res = await client.post('/api/auth/sign-in/email-otp', { email, otp });
   if (res.status !== 200) throw new Error(`sign-in/email-otp: ${res.status} ${await res.text()}`);
 }

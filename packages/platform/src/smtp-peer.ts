@@ -1,7 +1,8 @@
 // A real SMTP peer for tests (smtp-server), keeping every message it accepts, parsed with postal-mime.
+// Test-only, like testing.ts: no production code imports it.
 import PostalMime from 'postal-mime';
 import { SMTPServer } from 'smtp-server';
-import { waitFor } from '@simrs/platform/testing';
+import { waitFor } from './testing.ts';
 
 export interface ReceivedMail {
   to: string[];
@@ -16,6 +17,8 @@ export interface SmtpPeer {
   messages: ReceivedMail[];
   /** The first message to `address` (after `since` messages, matching `accept`), once it has arrived. */
   waitForMail(address: string, since?: number, accept?: (mail: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
+  /** Every message to `address` so far. */
+  to(address: string): ReceivedMail[];
   stop(): Promise<void>;
 }
 
@@ -51,6 +54,7 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
     waitForMail(address, since = 0, accept = () => true, timeoutMs = 15_000) {
       return waitFor(`mail to ${address}`, async () => messages.slice(since).find((m) => m.to.includes(address) && accept(m)), timeoutMs);
     },
+    to: (address) => messages.filter((m) => m.to.includes(address)),
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
