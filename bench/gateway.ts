@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { signPrincipal } from '@simrs/platform/principal';
+import { signPrincipal } from '@simrs/contracts/principal';
 import { testServerUrl } from '@simrs/platform/testing';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';

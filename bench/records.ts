@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { signPrincipal } from '@simrs/platform/principal';
+import { signPrincipal } from '@simrs/contracts/principal';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
 import { FAMILY, FEMALE, MALE, PLACES } from '../services/records/src/synth.ts';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { signPrincipal } from '@simrs/platform/principal';
+import { signPrincipal } from '@simrs/contracts/principal';
 import { testServerUrl } from '@simrs/platform/testing';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import type { RedisServer } from '../scripts/lib/redis.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
 import * as client from 'openid-client';
-import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/platform/oauth';
+import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import { testServerUrl } from '@simrs/platform/testing';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import type { RedisServer } from '../scripts/lib/redis.ts';

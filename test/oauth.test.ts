@@ -16,7 +16,7 @@ import * as client from 'openid-client';
 import pg from 'pg';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
 import { createClient } from '@simrs/proto/grpc';
-import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/platform/oauth';
+import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import { freePort, testServerUrl } from '@simrs/platform/testing';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import type { RedisServer } from '../scripts/lib/redis.ts';

@@ -1,5 +1,6 @@
 import { csv, hostPort, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
-import { defaultAudience, defaultIssuer } from '@simrs/platform/oauth';
+import { defaultAudience, defaultIssuer, JWKS_PATH } from '@simrs/contracts/oauth';
+import { sessionCookieName as cookieName } from '@simrs/contracts/cookie';
 
 export const config = loadConfig(
   z.object({
@@ -46,8 +47,8 @@ export const publicOrigin = new URL(config.PUBLIC_URL).origin;
 export const oauth = {
   issuer: config.OAUTH_ISSUER ?? defaultIssuer(config.PUBLIC_URL),
   audience: config.API_AUDIENCE ?? defaultAudience(config.PUBLIC_URL),
-  jwksUrl: config.JWKS_URL ?? `${new URL(config.IDENTITY_URL).origin}/api/auth/jwks`,
+  jwksUrl: config.JWKS_URL ?? `${new URL(config.IDENTITY_URL).origin}${JWKS_PATH}`,
 };
 /** Better Auth names the cookie with the __Secure- prefix when the public URL is https. */
-export const sessionCookieName = `${config.PUBLIC_URL.startsWith('https:') ? '__Secure-' : ''}simrs.session_token`;
+export const sessionCookieName = cookieName(config.PUBLIC_URL);
 export const allowedOrigins = new Set([publicOrigin, ...config.CORS_ALLOWED_ORIGINS.map((o) => new URL(o).origin)]);

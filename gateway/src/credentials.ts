@@ -2,7 +2,7 @@
 // token, or the session cookie — and the cookie counts only for a request from an allow-listed origin
 // (CORS alone does not stop a cross-site GET from arriving with cookies).
 import type { Request } from 'express';
-import type { Principal } from '@simrs/platform/principal';
+import type { Principal } from '@simrs/contracts/principal';
 import { allowedOrigins, publicOrigin, sessionCookieName } from './config.ts';
 import type { BearerAuthenticator } from './auth/bearer.ts';
 import type { SessionAuthenticator } from './auth/session.ts';

@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import { Pool } from 'undici';
-import { envelope } from '@simrs/platform/envelope';
+import { envelope } from '@simrs/contracts/envelope';
 import { BodyTimeout, PayloadTooLarge, readBody } from './limits.ts';
 import { log } from './log.ts';
 

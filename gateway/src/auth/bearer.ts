@@ -6,8 +6,8 @@
 // token costs no signature check; revocations are checked on every use, from memory.
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
-import { API_SCOPES, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/platform/oauth';
-import type { Principal } from '@simrs/platform/principal';
+import { API_SCOPES, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
+import type { Principal } from '@simrs/contracts/principal';
 import { credentialKey, PrincipalCache } from './cache.ts';
 import type { TokenClaims } from './cache.ts';
 import type { Revocations } from './revocations.ts';

@@ -3,8 +3,8 @@
 // records, reused until shortly before it expires. Bounded in size and lifetime; evictable by session
 // or user when identity announces a revocation.
 import { createHash } from 'node:crypto';
-import { PRINCIPAL_TTL_SECONDS, signPrincipal } from '@simrs/platform/principal';
-import type { Principal } from '@simrs/platform/principal';
+import { PRINCIPAL_TTL_SECONDS, signPrincipal } from '@simrs/contracts/principal';
+import type { Principal } from '@simrs/contracts/principal';
 
 /** What a bearer token said about itself, kept to check revocations on every use. */
 export interface TokenClaims {

@@ -1,14 +1,13 @@
 // The gateway's view of what identity revoked, fed by Redis pub/sub plus the revocation log (read on
 // every (re)subscribe). Session caches are evicted; access tokens, being self-contained JWTs, are
 // checked against the deny state held here on every request (memory only, no round trip).
-import { decodeRevocation, loadRevocations, REVOCATION_CHANNEL } from '@simrs/platform/revocation';
-import type { Revocation } from '@simrs/platform/revocation';
+import { cutoffNow, decodeRevocation, loadRevocations, REVOCATION_CHANNEL, revokes } from '@simrs/contracts/revocation';
+import type { Revocation, TokenFacts } from '@simrs/contracts/revocation';
 import type { Redis } from '@simrs/platform/redis';
 import { log } from '../log.ts';
 
 interface UserCutoff {
-  issuedBefore: number;
-  clientId?: string;
+  revocation: Revocation;
   /** Epoch ms after which no token it could concern is still valid. */
   until: number;
 }
@@ -66,19 +65,17 @@ export class Revocations {
     for (const id of revocation.tokenIds ?? []) this.tokenIds.set(id, until);
     if (revocation.userId) {
       const cutoffs = this.users.get(revocation.userId) ?? [];
-      cutoffs.push({ issuedBefore: revocation.issuedBefore ?? Math.ceil(Date.now() / 1000), clientId: revocation.clientId, until });
+      cutoffs.push({ revocation: { ...revocation, tokenIds: undefined, issuedBefore: revocation.issuedBefore ?? cutoffNow() }, until });
       this.users.set(revocation.userId, cutoffs);
     }
     for (const sink of this.sinks) sink.apply(revocation);
   }
 
   /** Whether an access token with these claims was revoked. */
-  isRevoked(token: { jti?: string; sub?: string; clientId?: string; iat?: number }): boolean {
+  isRevoked(token: TokenFacts): boolean {
     if (token.jti && this.tokenIds.has(token.jti)) return true;
     const cutoffs = token.sub ? this.users.get(token.sub) : undefined;
-    if (!cutoffs) return false;
-    const iat = token.iat ?? 0;
-    return cutoffs.some((c) => iat < c.issuedBefore && (!c.clientId || c.clientId === token.clientId));
+    return cutoffs?.some((c) => revokes(c.revocation, token)) ?? false;
   }
 
   private prune(now = Date.now()): void {

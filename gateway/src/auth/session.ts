@@ -3,7 +3,7 @@
 // bypassed, so that a revoked session can never ride on a stale entry.
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
 import { createClient, grpc, isStatus } from '@simrs/proto/grpc';
-import type { Principal } from '@simrs/platform/principal';
+import type { Principal } from '@simrs/contracts/principal';
 import { credentialKey, PrincipalCache } from './cache.ts';
 import type { Revocations } from './revocations.ts';
 

@@ -1,8 +1,8 @@
 // Tenants and their people: what a platform operator and a tenant's administrators may do. The tenant
 // always comes from the acting administrator, never from the request. Used by the gRPC admin API (and
 // so the CLI) and by the account page's HTTP endpoints.
-import { isRole, ROLES } from '@simrs/platform/roles';
-import type { Role } from '@simrs/platform/roles';
+import { isRole, ROLES } from '@simrs/contracts/access';
+import type { Role } from '@simrs/contracts/access';
 import type { Directory, DirectoryUser, Tenant } from './directory.ts';
 import { normalizeEmail } from './directory.ts';
 import { IdentityError } from './errors.ts';

@@ -10,6 +10,8 @@ import { passkey } from '@better-auth/passkey';
 import { oauthDeviceAuthorization, oauthProvider } from '@better-auth/oauth-provider';
 import type { Pool } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
+import { COOKIE_PREFIX } from '@simrs/contracts/cookie';
+import { AUTH_BASE_PATH } from '@simrs/contracts/oauth';
 import { accountPlugin } from './account-api.ts';
 import type { Admin } from './admin.ts';
 import { OTP_ATTEMPTS, OTP_LENGTH } from './config.ts';
@@ -27,8 +29,7 @@ import { cachedKeySet } from './signing-keys.ts';
 import type { Revocations } from './revocations.ts';
 import type { IdentityStorage } from './storage.ts';
 
-export const BASE_PATH = '/api/auth';
-export const COOKIE_PREFIX = 'simrs';
+export const BASE_PATH = AUTH_BASE_PATH;
 /** Where the pages live (served by identity, proxied unchanged by the gateway). */
 export const PAGES = { signIn: '/auth/sign-in', account: '/auth/account', consent: '/auth/consent', device: '/auth/device' };
 
@@ -50,10 +51,6 @@ export interface AuthDeps {
 export const keySet = cachedKeySet();
 /** EdDSA signing keys; the JWKS at /api/auth/jwks. Also used to rotate keys (signing-keys.ts). */
 export const JWT_OPTIONS: JwtOptions = { jwks: { keyPairConfig: { alg: 'EdDSA', crv: 'Ed25519' } }, adapter: keySet, disableSettingJwtHeader: true };
-
-export function sessionCookieName(config: Pick<Config, 'PUBLIC_URL'>): string {
-  return `${config.PUBLIC_URL.startsWith('https:') ? '__Secure-' : ''}${COOKIE_PREFIX}.session_token`;
-}
 
 /** Keyed hash of a magic-link token, the form Better Auth stores it in (also used for invitations). */
 export const hashMagicLinkToken = (keys: Keys, token: string) => hmac(keys.magicLink, token);

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { createClient, grpc, isStatus } from '@simrs/proto/grpc';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
 import type { Tenant, User, UserRef } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
-import { ROLES } from '@simrs/platform/roles';
+import { ROLES } from '@simrs/contracts/access';
 
 const USAGE = `Usage: npm run admin -- <command> [arguments] [options]
 

@@ -1,7 +1,7 @@
 // identity's settings, parsed once at start (README.md has the table). A bad value stops the process
 // with one line naming the variable; secrets are never echoed.
 import { csv, flag, hostPort, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
-import { defaultAudience } from '@simrs/platform/oauth';
+import { defaultAudience } from '@simrs/contracts/oauth';
 
 const seconds = (fallback: number, min = 1, max = 7 * 24 * 3600) => z.coerce.number().int().min(min).max(max).default(fallback);
 const count = (fallback: number, max = 100_000) => z.coerce.number().int().min(1).max(max).default(fallback);

@@ -3,7 +3,7 @@
 // fields: "tenantId", "role" and "active". Tenants are our own table (migrations/).
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '@simrs/platform/db';
-import type { Role } from '@simrs/platform/roles';
+import type { Role } from '@simrs/contracts/access';
 
 export interface Tenant {
   id: string;

@@ -9,7 +9,7 @@ import { normalizePath } from '@simrs/platform/redact';
 import { annotateRequest } from '@simrs/platform/spans';
 import type { Checks } from '@simrs/platform/health';
 import type { Logger } from '@simrs/platform/logger';
-import { API_SCOPES } from '@simrs/platform/oauth';
+import { API_SCOPES } from '@simrs/contracts/oauth';
 import { BASE_PATH } from './auth.ts';
 import { observeAuthResponse } from './metrics.ts';
 import type { Config } from './config.ts';

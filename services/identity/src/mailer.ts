@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@simrs/proto/grpc';
 import { NotifierService, Template } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
-import { ROLE_LABELS } from '@simrs/platform/roles';
-import type { Role } from '@simrs/platform/roles';
+import { ROLE_LABELS } from '@simrs/contracts/access';
+import type { Role } from '@simrs/contracts/access';
 import type { Logger } from '@simrs/platform/logger';
 
 export type Locale = 'id' | 'en';

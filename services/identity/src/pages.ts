@@ -6,8 +6,8 @@
 // Element ids are stable: tests drive these pages in Chromium.
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ROLE_LABELS, ROLES } from '@simrs/platform/roles';
-import type { Role } from '@simrs/platform/roles';
+import { ROLE_LABELS, ROLES } from '@simrs/contracts/access';
+import type { Role } from '@simrs/contracts/access';
 import { PAGES } from './auth.ts';
 import type { Directory } from './directory.ts';
 import { oauthPages } from './oauth-pages.ts';

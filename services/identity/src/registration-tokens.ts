@@ -4,7 +4,7 @@
 // Single use: consumed when a registration presents it, put back if that registration then fails.
 // Stored through the keyed-hash storage, so Redis holds neither the token nor who issued it.
 import { randomBytes } from 'node:crypto';
-import { SCOPE_READ, SCOPE_WRITE } from '@simrs/platform/roles';
+import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
 import type { IdentityStorage } from './storage.ts';
 
 /** What every registered client may ask for; `simrs:write` only when an administrator allows it. */

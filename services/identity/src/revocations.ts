@@ -2,26 +2,13 @@
 // refuses the access tokens concerned. Ids only.
 import type { Redis } from 'ioredis';
 import type { Logger } from '@simrs/platform/logger';
-import { loadRevocations, publishRevocation } from '@simrs/platform/revocation';
-import type { Revocation } from '@simrs/platform/revocation';
+import { cutoffNow, loadRevocations, publishRevocation, revokes } from '@simrs/contracts/revocation';
+import type { Revocation, TokenFacts } from '@simrs/contracts/revocation';
 
 export interface Revocations {
   publish(revocation: Revocation): Promise<void>;
   /** Whether an access token with these claims was revoked (read from the revocation log). */
-  isRevoked(token: { jti?: string; sub?: string; clientId?: string; iat?: number }): Promise<boolean>;
-}
-
-/** Matches the gateway's rule (gateway/src/auth/revocations.ts). */
-export function revokedBy(revocations: Revocation[], token: { jti?: string; sub?: string; clientId?: string; iat?: number }): boolean {
-  const iat = token.iat ?? 0;
-  return revocations.some(
-    (r) =>
-      (token.jti !== undefined && (r.tokenIds ?? []).includes(token.jti)) ||
-      (r.userId !== undefined &&
-        r.userId === token.sub &&
-        iat < (r.issuedBefore ?? Number.POSITIVE_INFINITY) &&
-        (!r.clientId || r.clientId === token.clientId)),
-  );
+  isRevoked(token: TokenFacts): Promise<boolean>;
 }
 
 /**
@@ -52,7 +39,7 @@ export function createRevocations(redis: Redis, log: Logger, keepSeconds = 3600)
 
   return {
     async publish(revocation) {
-      const fixed = { issuedBefore: Math.ceil(Date.now() / 1000), ...revocation };
+      const fixed = { issuedBefore: cutoffNow(), ...revocation };
       try {
         // Published now and kept in the revocation log for gateways that subscribe later.
         await publishRevocation(redis, fixed, keepSeconds);
@@ -63,7 +50,7 @@ export function createRevocations(redis: Redis, log: Logger, keepSeconds = 3600)
       }
     },
     async isRevoked(token) {
-      return revokedBy(await loadRevocations(redis), token);
+      return (await loadRevocations(redis)).some((r) => revokes(r, token));
     },
   };
 }

@@ -1,7 +1,7 @@
 // Development data (idempotent): two hospitals and their people. Nobody gets mail; they sign in from
 // /auth/sign-in with an e-mail code or a magic link (read them in the local mail catcher).
 // `node src/seed.ts` with DATABASE_URL (it migrates first), or SEED_DEMO_DATA=true at start.
-import type { Role } from '@simrs/platform/roles';
+import type { Role } from '@simrs/contracts/access';
 import type { Directory } from './directory.ts';
 
 export const DEMO_TENANTS: { id: string; name: string; users: { email: string; name: string; role: Role }[] }[] = [

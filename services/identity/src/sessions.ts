@@ -1,8 +1,8 @@
 // What the gateway asks identity about a session cookie (ValidateSession), and ending sessions.
 import { createHmac } from 'node:crypto';
 import type { AuthContext } from '@better-auth/core';
-import { isRole, SESSION_SCOPES } from '@simrs/platform/roles';
-import type { Role } from '@simrs/platform/roles';
+import { isRole, SESSION_SCOPES } from '@simrs/contracts/access';
+import type { Role } from '@simrs/contracts/access';
 import type { Directory } from './directory.ts';
 import { IdentityError } from './errors.ts';
 import { safeEqual } from './keys.ts';

@@ -5,8 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler, generateOpenApiDocument } from 'trpc-to-openapi';
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import { envelope } from '@simrs/platform/envelope';
-import type { ErrorCode } from '@simrs/platform/envelope';
+import { envelope } from '@simrs/contracts/envelope';
+import type { ErrorCode } from '@simrs/contracts/envelope';
 import { appRouter } from './router.ts';
 import type { Context } from './trpc.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { ROLES } from '@simrs/platform/roles';
+import { ROLES } from '@simrs/contracts/access';
 import { GRANTS, PERMISSIONS, PROCEDURES, permissionTable, roleMay } from './permissions.ts';
 import { appRouter } from './router.ts';
 

@@ -1,8 +1,8 @@
 // Who may do what with patient records: the permission matrix as data, in this one file. Every
 // procedure names the permission it needs (PROCEDURES); trpc.ts enforces it after the scope check;
 // the README's table is rendered from here (and a test keeps the two equal).
-import { ROLES, SCOPE_READ, SCOPE_WRITE } from '@simrs/platform/roles';
-import type { Role } from '@simrs/platform/roles';
+import { ROLES, SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
+import type { Role } from '@simrs/contracts/access';
 
 export const PERMISSIONS = ['pasien.list', 'pasien.read', 'pasien.create', 'pasien.update', 'pasien.archive', 'audit.read'] as const;
 export type Permission = (typeof PERMISSIONS)[number];

@@ -2,8 +2,8 @@
 // read-only and write-only credentials, and the ways a principal can be missing or false.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { signPrincipal } from '@simrs/platform/principal';
-import { ROLES } from '@simrs/platform/roles';
+import { signPrincipal } from '@simrs/contracts/principal';
+import { ROLES } from '@simrs/contracts/access';
 import { PROCEDURES, roleMay } from './permissions.ts';
 import type { ProcedureName } from './permissions.ts';
 import { assertEnvelope, dataOf, newPasien, startRecords } from './testkit.ts';

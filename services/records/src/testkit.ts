@@ -3,10 +3,10 @@
 // tRPC/REST callers. Not imported by production code.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { signPrincipal } from '@simrs/platform/principal';
-import type { Principal } from '@simrs/platform/principal';
-import { SESSION_SCOPES } from '@simrs/platform/roles';
-import type { Role } from '@simrs/platform/roles';
+import { signPrincipal } from '@simrs/contracts/principal';
+import type { Principal } from '@simrs/contracts/principal';
+import { SESSION_SCOPES } from '@simrs/contracts/access';
+import type { Role } from '@simrs/contracts/access';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
 import { makeNik } from './nik.ts';

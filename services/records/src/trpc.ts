@@ -4,7 +4,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError, z } from 'zod';
-import type { Principal } from '@simrs/platform/principal';
+import type { Principal } from '@simrs/contracts/principal';
 import { FieldErrors, toTRPCError } from './errors.ts';
 import { PROCEDURES, SCOPE_FOR, roleMay } from './permissions.ts';
 import type { ProcedureName } from './permissions.ts';

@@ -7,7 +7,7 @@ import type { Server, Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { freePort, startService, throwawayDatabase, waitFor, waitForReady } from '@simrs/platform/testing';
-import { signPrincipal } from '@simrs/platform/principal';
+import { signPrincipal } from '@simrs/contracts/principal';
 import { appUrlFor, assertEnvelope, dataOf, newPasien } from './testkit.ts';
 import type { Reply } from './testkit.ts';
 

@@ -22,6 +22,31 @@ export const revocationSchema = z.object({
 });
 export type Revocation = z.infer<typeof revocationSchema>;
 
+/** What a revocation is matched against: an access token's claims (or a refresh token's owner). */
+export interface TokenFacts {
+  jti?: string;
+  sub?: string;
+  clientId?: string;
+  /** Epoch seconds, as in the `iat` claim. */
+  iat?: number;
+}
+
+/** The current time as a revocation cut-off: a credential issued before this second is concerned. */
+export function cutoffNow(now = Date.now()): number {
+  return Math.ceil(now / 1000);
+}
+
+/**
+ * The revocation rule, the one place it is written: identity (introspection, userinfo) and the gateway
+ * (every API call) both ask it whether `revocation` ends the token described by `token`.
+ */
+export function revokes(revocation: Revocation, token: TokenFacts): boolean {
+  if (token.jti !== undefined && revocation.tokenIds?.includes(token.jti)) return true;
+  if (revocation.userId === undefined || revocation.userId !== token.sub) return false;
+  if (revocation.clientId && revocation.clientId !== token.clientId) return false;
+  return (token.iat ?? 0) < (revocation.issuedBefore ?? Number.POSITIVE_INFINITY);
+}
+
 export function encodeRevocation(revocation: Revocation): string {
   return JSON.stringify(revocationSchema.parse(revocation));
 }
@@ -38,7 +63,7 @@ export function decodeRevocation(message: string): Revocation | undefined {
 /** Publishes a revocation and keeps it for `keepSeconds` (the longest access-token lifetime). */
 export async function publishRevocation(redis: Redis, revocation: Revocation, keepSeconds = 3600): Promise<void> {
   const now = Date.now();
-  const message = encodeRevocation({ issuedBefore: Math.ceil(now / 1000), ...revocation });
+  const message = encodeRevocation({ issuedBefore: cutoffNow(now), ...revocation });
   await redis
     .multi()
     .zadd(REVOCATION_LOG, now + keepSeconds * 1000, `${now}:${Math.random().toString(36).slice(2)}:${message}`)

@@ -1,0 +1,24 @@
+// What identity (the OAuth provider) and the gateway (the resource server) must agree on: where the
+// provider lives, the API's resource identifier (the audience of access tokens), where its signing keys
+// are published, the scopes and the custom claims.
+export const API_SCOPES = ['simrs:read', 'simrs:write'] as const;
+
+/** Better Auth's base path in identity; also the path of the issuer. */
+export const AUTH_BASE_PATH = '/api/auth';
+
+/** Where identity publishes the JWKS that signs access and ID tokens, below its origin. */
+export const JWKS_PATH = `${AUTH_BASE_PATH}/jwks`;
+
+/** Better Auth serves the provider under /api/auth, so that is the issuer. */
+export function defaultIssuer(publicUrl: string): string {
+  return `${new URL(publicUrl).origin}${AUTH_BASE_PATH}`;
+}
+
+/** The resource identifier of the SIMRS API (RFC 8707), the `aud` of every API access token. */
+export function defaultAudience(publicUrl: string): string {
+  return `${new URL(publicUrl).origin}/api`;
+}
+
+/** Claims identity adds to API access tokens. */
+export const TENANT_CLAIM = 'https://simrs.id/tenant';
+export const ROLE_CLAIM = 'https://simrs.id/role';
