@@ -1,5 +1,5 @@
 // `npm run migrate`: create (when missing) and migrate every service's database on the Postgres server
-// named by DATABASE_URL, by running each service's own `src/migrate.ts` — the same command the
+// named by DATABASE_URL, by running each service's own `src/db/migrate.ts` — the same command the
 // Kubernetes migration Jobs run.
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -12,7 +12,7 @@ const env = loadConfig(z.object({ DATABASE_URL: urlWith('postgres', 'postgresql'
 
 function run(workspace: string, vars: Record<string, string>): Promise<void> {
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, ['src/migrate.ts'], { cwd: resolve(repoRoot, workspace), env: { ...process.env, ...vars }, stdio: 'inherit' });
+    const child = spawn(process.execPath, ['src/db/migrate.ts'], { cwd: resolve(repoRoot, workspace), env: { ...process.env, ...vars }, stdio: 'inherit' });
     child.once('exit', (code) => (code === 0 ? ok() : fail(new Error(`${workspace}: migration exited ${code}`))));
   });
 }

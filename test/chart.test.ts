@@ -355,7 +355,7 @@ test('migrations run as pre-install/pre-upgrade hook Jobs with the image of the 
       assert.ok(hooks.includes('pre-install') && hooks.includes('pre-upgrade'), `${s.name}: ${job.metadata.name} hooks`);
       const pod = job.spec!.template.spec!;
       assert.equal(pod.restartPolicy, 'Never');
-      assert.deepEqual(pod.containers[0]!.command, ['node', 'src/migrate.ts']);
+      assert.deepEqual(pod.containers[0]!.command, ['node', 'src/db/migrate.ts']);
       assert.ok(images.has(pod.containers[0]!.image), `${s.name}: ${job.metadata.name} runs an image no Deployment runs`);
       const account = ofKind<IServiceAccount>(s, 'ServiceAccount').find((a) => a.metadata.name === pod.serviceAccountName)!;
       assert.match(account.metadata!.annotations?.['helm.sh/hook'] ?? '', /pre-install/, 'a hook Job needs an account that exists before it');

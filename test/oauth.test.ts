@@ -244,7 +244,7 @@ describe('registration (RFC 7591)', () => {
   });
 
   test('the CLI issues registration tokens', async () => {
-    const { stdout } = await run(process.execPath, ['services/identity/src/cli.ts', 'issue-registration-token', '--as', USERS.admin, '--write', '--ttl', '600'], {
+    const { stdout } = await run(process.execPath, ['services/identity/src/tenants/cli.ts', 'issue-registration-token', '--as', USERS.admin, '--write', '--ttl', '600'], {
       env: { ...process.env, IDENTITY_GRPC: stack.urls.identityGrpc },
     });
     const token = /simrs_iat_\S+/.exec(stdout)?.[0];
@@ -498,7 +498,7 @@ describe('bearer tokens at the gateway', () => {
     const stranger = await generateKeyPair('EdDSA');
     const unknownKid = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: 'not-a-key-of-identity' }).sign(stranger.privateKey);
     await assertRefused(await apiQuery(stack, unknownKid), 'unknown key id');
-    const { stdout } = await run(process.execPath, ['services/identity/src/cli.ts', 'rotate-signing-key'], {
+    const { stdout } = await run(process.execPath, ['services/identity/src/tenants/cli.ts', 'rotate-signing-key'], {
       env: { ...process.env, IDENTITY_GRPC: stack.urls.identityGrpc },
     });
     assert.match(stdout, /New signing key/);
