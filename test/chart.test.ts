@@ -1,5 +1,6 @@
-// charts/simrs: renders it with the default values, every deploy/values-*.yaml and every `helm
-// install` command of its README, then checks every rendered object against the Kubernetes schemas
+// charts/simrs, with the real helm (scripts/lib/helm.ts): `helm lint --strict` and helm's refusals
+// (unknown values keys, too old a Kubernetes); renders it with the default values, every
+// deploy/values-*.yaml and every `helm install` command of its README, then checks every rendered object against the Kubernetes schemas
 // (unknown fields included), the security and availability policy, and that the NetworkPolicies
 // allow exactly the calls the services are configured to make: the call graph is derived from the
 // upstream addresses in the rendered Deployments, not copied from the chart.
@@ -30,7 +31,9 @@ import {
   readYaml,
   readmeInstallCommands,
   render,
-  renderer,
+  helm,
+  kubeVersion,
+  runHelm,
   repoRoot,
   validateModel,
 } from './support/helm.ts';
@@ -177,7 +180,36 @@ function expectedOutside(pod: Pod): string[] {
 test('the chart renders with every scenario', () => {
   assert.ok(readmeCommands.length >= 1, 'charts/simrs/README.md has no helm install command');
   assert.ok(deployFiles.length >= 3, 'deploy/ has values for development, staging and production');
-  for (const s of scenarios) assert.ok(s.objects.length > 20, `${s.name} rendered ${s.objects.length} objects with ${renderer}`);
+  for (const s of scenarios) assert.ok(s.objects.length > 20, `${s.name} rendered ${s.objects.length} objects with ${helm}`);
+});
+
+test('helm lint --strict passes with the default values and every deploy/ file', () => {
+  for (const args of [[], ...deployFiles.map((f) => ['-f', f])]) {
+    // At the version the chart is rendered for, and at helm's own default (the newest it knows), so
+    // APIs deprecated by either are caught.
+    for (const version of [['--kube-version', kubeVersion], []]) {
+      const { status, output } = runHelm(['lint', '--strict', chartDir, ...args, ...version]);
+      assert.equal(status, 0, `helm lint --strict ${args.join(' ')} ${version.join(' ')}:\n${output}`);
+      assert.match(output, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+    }
+  }
+});
+
+test('helm refuses a key the values schema does not know', () => {
+  const bogus = ['--kube-version', kubeVersion, '--set', 'bogusKey=1'];
+  for (const argv of [['template', 'simrs', chartDir, ...bogus], ['lint', '--strict', chartDir, ...bogus]]) {
+    const { status, output } = runHelm(argv);
+    assert.notEqual(status, 0, `helm ${argv.join(' ')} succeeded`);
+    assert.match(output, /additional properties 'bogusKey' not allowed/, output);
+  }
+});
+
+test("helm refuses a Kubernetes version older than the chart's kubeVersion", () => {
+  const required = /^kubeVersion:\s*"?([^"\n]+)"?$/m.exec(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8'))?.[1];
+  assert.equal(required, '>=1.30.0-0');
+  const { status, output } = runHelm(['template', 'simrs', chartDir, '--kube-version', 'v1.29.0']);
+  assert.notEqual(status, 0, 'helm template --kube-version v1.29.0 succeeded');
+  assert.match(output, /chart requires kubeVersion: >=1\.30\.0-0 which is incompatible with Kubernetes v1\.29\.0/, output);
 });
 
 /**
