@@ -1,9 +1,10 @@
 // charts/simrs, with the real helm (scripts/lib/helm.ts): `helm lint --strict` and helm's refusals
 // (unknown values keys, too old a Kubernetes); renders it with the default values, every
-// deploy/values-*.yaml and every `helm install` command of its README, then checks every rendered object against the Kubernetes schemas
-// (unknown fields included), the security and availability policy, and that the NetworkPolicies
-// allow exactly the calls the services are configured to make: the call graph is derived from the
-// upstream addresses in the rendered Deployments, not copied from the chart.
+// deploy/values-*.yaml and every `helm install` command of its README, then checks every rendered
+// object against the Kubernetes schemas (unknown fields included), the security and availability
+// policy, and that the NetworkPolicies allow exactly the calls the services are configured to make:
+// the call graph is derived from the upstream addresses in the rendered Deployments, not copied from
+// the chart.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
