@@ -20,7 +20,7 @@ export function sendError(res: Response, code: ErrorCode, message: string, heade
 }
 
 /** The envelope's data.path: the tRPC procedure path ("pasien.list") or the request path. */
-export function envelopePath(req: Request): string {
+function envelopePath(req: Request): string {
   const path = req.originalUrl.split('?')[0] ?? '';
   const procedure = procedureOf(path);
   if (procedure === undefined) return path;
