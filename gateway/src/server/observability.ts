@@ -9,9 +9,11 @@ import { requestContext } from '@simrs/platform/context';
 import { meter } from '@simrs/platform/metrics';
 import { normalizePath } from '@simrs/platform/redact';
 import { annotateRequest, outcomeOf } from '@simrs/platform/spans';
-import type { PrincipalCache } from './auth/cache.ts';
+import type { PrincipalCache } from '../credentials/index.ts';
+import type { Upstream } from '../proxy/index.ts';
+import { decodePath, procedureOf, routeFor } from '../routes/index.ts';
+import { answeredByGateway } from './context.ts';
 import { log } from './log.ts';
-import type { Upstream } from './proxy.ts';
 
 const m = meter('gateway');
 const requests = m.createCounter('gateway.requests', { description: 'Requests answered by the gateway, by method, route and outcome.' });
@@ -24,35 +26,31 @@ const duration = m.createHistogram('gateway.request.duration', {
 const PROCEDURE = /^[A-Za-z][\w]*(\.[A-Za-z][\w]*)*$/;
 
 /**
- * The route label and span route of a request, from its path and the status it got. Only an answer
- * from the upstream (other than 404) vouches for a path: what the gateway refused itself (401, 413,
- * 429, 503) is labelled `{rejected}`, so that nobody can mint label values by sending junk paths.
+ * The route label and span route of a request, from its path, its route in the route table and the
+ * status it got. Only an answer from the upstream (other than 404) vouches for a path: what the gateway
+ * refused itself (401, 413, 429, 503) is labelled `{rejected}`, so that nobody can mint label values by
+ * sending junk paths.
  */
-export function routeOf(originalUrl: string, status: number, integrationPrefix: string, answeredByGateway = false): string {
+export function routeOf(originalUrl: string, status: number, gatewayAnswered = false): string {
   const path = originalUrl.split('?')[0] ?? '/';
-  if (answeredByGateway && status !== 404) {
-    for (const prefix of ['/trpc', integrationPrefix, '/api/auth', '/auth']) if (path === prefix || path.startsWith(`${prefix}/`)) return `${prefix}/{rejected}`;
-    return '{rejected}';
-  }
+  const matched = routeFor(path);
+  // A route serving one exact document is labelled like a static page.
+  const route = matched?.paths === 'exact' ? undefined : matched;
+  if (gatewayAnswered && status !== 404) return route ? `${route.prefix}/{rejected}` : '{rejected}';
   const known = status !== 404;
-  if (path.startsWith('/trpc/')) {
-    let procedure: string;
-    try {
-      procedure = decodeURIComponent(path.slice('/trpc/'.length));
-    } catch {
-      return '/trpc/{unknown}';
-    }
-    if (procedure.includes(',')) return '/trpc/{batch}';
-    return known && PROCEDURE.test(procedure) ? `/trpc/${procedure}` : '/trpc/{unknown}';
+  const encoded = route && procedureOf(path, route);
+  if (route && encoded !== undefined) {
+    const procedure = decodePath(encoded);
+    if (procedure === undefined) return `${route.prefix}/{unknown}`;
+    if (procedure.includes(',')) return `${route.prefix}/{batch}`;
+    return known && PROCEDURE.test(procedure) ? `${route.prefix}/${procedure}` : `${route.prefix}/{unknown}`;
   }
-  for (const prefix of [integrationPrefix, '/api/auth', '/auth']) {
-    if (path === prefix || path.startsWith(`${prefix}/`)) return known ? normalizePath(path) : `${prefix}/{unknown}`;
-  }
+  if (route?.paths === 'prefix') return known ? normalizePath(path) : `${route.prefix}/{unknown}`;
   return known && status < 400 ? normalizePath(path) : '{unmatched}';
 }
 
 /** First middleware after the request id: measures, names, logs. */
-export function observeRequests(integrationPrefix: string) {
+export function observeRequests() {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
     const store = requestContext.getStore();
@@ -63,7 +61,7 @@ export function observeRequests(integrationPrefix: string) {
     // Named when the status is known, before the response ends (the HTTP instrumentation reads the
     // route when the response finishes).
     const name = () => {
-      route ??= routeOf(req.originalUrl, res.statusCode, integrationPrefix, res.locals.answeredByGateway === true);
+      route ??= routeOf(req.originalUrl, res.statusCode, answeredByGateway(res));
       annotateRequest(req, { name: `${req.method} ${route}`, route, tenantId: store?.tenantId });
     };
     const writeHead = res.writeHead;
@@ -77,7 +75,7 @@ export function observeRequests(integrationPrefix: string) {
       if (done) return;
       done = true;
       const status = aborted && !res.headersSent ? 499 : res.statusCode;
-      route ??= routeOf(req.originalUrl, status, integrationPrefix, res.locals.answeredByGateway === true);
+      route ??= routeOf(req.originalUrl, status, answeredByGateway(res));
       const seconds = (performance.now() - started) / 1000;
       const outcome = outcomeOf(status);
       const labels = { method: req.method, route, outcome };

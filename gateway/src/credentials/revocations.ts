@@ -4,7 +4,7 @@
 import { cutoffNow, decodeRevocation, loadRevocations, REVOCATION_CHANNEL, revokes } from '@simrs/contracts/revocation';
 import type { Revocation, TokenFacts } from '@simrs/contracts/revocation';
 import type { Redis } from '@simrs/platform/redis';
-import { log } from '../log.ts';
+import { log } from '../server/index.ts';
 
 interface UserCutoff {
   revocation: Revocation;

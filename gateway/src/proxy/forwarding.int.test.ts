@@ -7,8 +7,8 @@ import type { IncomingHttpHeaders, Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { freePort, startService, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
-import { startRedisServer } from '../../scripts/lib/redis.ts';
-import type { RedisServer } from '../../scripts/lib/redis.ts';
+import { startRedisServer } from '../../../scripts/lib/redis.ts';
+import type { RedisServer } from '../../../scripts/lib/redis.ts';
 
 let echo: Server;
 let echoUrl: string;

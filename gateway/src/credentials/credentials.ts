@@ -2,16 +2,10 @@
 // token, or the session cookie — and the cookie counts only for a request from an allow-listed origin
 // (CORS alone does not stop a cross-site GET from arriving with cookies).
 import type { Request } from 'express';
-import type { Principal } from '@simrs/contracts/principal';
-import { allowedOrigins, publicOrigin, sessionCookieName } from './config.ts';
-import type { BearerAuthenticator } from './auth/bearer.ts';
-import type { SessionAuthenticator } from './auth/session.ts';
-
-export interface Caller {
-  /** Hash of the credential: the key of the principal cache. */
-  key: string;
-  principal: Principal;
-}
+import { allowedOrigins, publicOrigin, sessionCookieName } from '../config.ts';
+import type { BearerAuthenticator } from './bearer.ts';
+import type { VerifiedCredential } from './cache.ts';
+import type { SessionAuthenticator } from './session.ts';
 
 /** The value of one cookie from a Cookie header, without parsing every other cookie. */
 export function readCookie(header: string | undefined, name: string): string | undefined {
@@ -46,7 +40,7 @@ export class UnknownSession extends Error {}
 export async function resolveCaller(
   req: Request,
   auth: { sessions: SessionAuthenticator; bearer: BearerAuthenticator },
-): Promise<Caller | undefined> {
+): Promise<VerifiedCredential | undefined> {
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
     // The scheme name is case-insensitive (RFC 7235).
@@ -57,7 +51,7 @@ export async function resolveCaller(
   return sessionCaller(req, auth.sessions);
 }
 
-async function sessionCaller(req: Request, sessions: SessionAuthenticator): Promise<Caller | undefined> {
+async function sessionCaller(req: Request, sessions: SessionAuthenticator): Promise<VerifiedCredential | undefined> {
   const cookie = readCookie(req.headers.cookie, sessionCookieName);
   if (!cookie) return undefined;
   const origin = requestOrigin(req);

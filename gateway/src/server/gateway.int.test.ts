@@ -8,9 +8,9 @@ import request from 'supertest';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
 import { signPrincipal } from '@simrs/contracts/principal';
-import { startRedisServer } from '../../scripts/lib/redis.ts';
-import { recordsAppUrl } from '../../scripts/lib/stack.ts';
-import type { RedisServer } from '../../scripts/lib/redis.ts';
+import { startRedisServer } from '../../../scripts/lib/redis.ts';
+import { recordsAppUrl } from '../../../scripts/lib/stack.ts';
+import type { RedisServer } from '../../../scripts/lib/redis.ts';
 
 const secret = 'x'.repeat(40);
 let gateway: ServiceProcess;

@@ -3,9 +3,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import { Pool } from 'undici';
-import { envelope } from '@simrs/contracts/envelope';
-import { BodyTimeout, PayloadTooLarge, readBody } from './limits.ts';
-import { log } from './log.ts';
+import { log, sendError } from '../server/index.ts';
+import { BodyTimeout, PayloadTooLarge, readBody } from './body.ts';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -61,17 +60,13 @@ export async function proxy(
   limits: { maxBodyBytes: number; bodyTimeoutMs: number },
 ): Promise<void> {
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) return tooLarge(req, res, limits.maxBodyBytes);
+  if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) return tooLarge(res, limits.maxBodyBytes);
   let body: Buffer | null = null;
   try {
     if (hasBody) body = await readBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
   } catch (err) {
-    if (err instanceof PayloadTooLarge) return tooLarge(req, res, limits.maxBodyBytes);
-    if (err instanceof BodyTimeout) {
-      res.locals.answeredByGateway = true;
-      res.setHeader('connection', 'close');
-      return void res.status(408).json(envelope('TIMEOUT', 'the request body did not arrive in time', procedurePath(req)));
-    }
+    if (err instanceof PayloadTooLarge) return tooLarge(res, limits.maxBodyBytes);
+    if (err instanceof BodyTimeout) return sendError(res, 'TIMEOUT', 'the request body did not arrive in time', { connection: 'close' });
     return void res.destroy();
   }
   if (body) headers['content-length'] = String(body.length);
@@ -91,30 +86,11 @@ export async function proxy(
   } catch (err) {
     const code = (err as { code?: string }).code;
     log.warn({ upstream: target.name, code }, 'upstream unavailable');
-    if (res.headersSent) return void res.destroy();
-    res.locals.answeredByGateway = true;
-    res
-      .status(503)
-      .set('retry-after', '1')
-      .json(envelope('SERVICE_UNAVAILABLE', `${target.name} is unavailable, try again shortly`, procedurePath(req)));
+    sendError(res, 'SERVICE_UNAVAILABLE', `${target.name} is unavailable, try again shortly`, { 'retry-after': '1' });
   }
 }
 
-function tooLarge(req: Request, res: Response, maxBodyBytes: number): void {
-  if (res.headersSent) return void res.destroy();
-  res.locals.answeredByGateway = true;
+function tooLarge(res: Response, maxBodyBytes: number): void {
   // The rest of the body is not read: close the connection rather than drain it.
-  res.setHeader('connection', 'close');
-  res.status(413).json(envelope('PAYLOAD_TOO_LARGE', `request body over ${maxBodyBytes} bytes`, procedurePath(req)));
-}
-
-/** The tRPC procedure path ("pasien.list") or the request path, for the envelope's data.path. */
-export function procedurePath(req: Request): string {
-  const path = req.originalUrl.split('?')[0] ?? '';
-  if (!path.startsWith('/trpc/')) return path;
-  try {
-    return decodeURIComponent(path.slice('/trpc/'.length));
-  } catch {
-    return path.slice('/trpc/'.length); // not valid percent-encoding: shown as sent
-  }
+  sendError(res, 'PAYLOAD_TOO_LARGE', `request body over ${maxBodyBytes} bytes`, { connection: 'close' });
 }

@@ -5,6 +5,7 @@ import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb'
 import { createClient, grpc, isStatus } from '@simrs/proto/grpc';
 import type { Principal } from '@simrs/contracts/principal';
 import { credentialKey, PrincipalCache } from './cache.ts';
+import type { VerifiedCredential } from './cache.ts';
 import type { Revocations } from './revocations.ts';
 
 export class UpstreamUnavailable extends Error {}
@@ -24,7 +25,7 @@ export class SessionAuthenticator {
   }
 
   /** The principal behind a cookie value, undefined when identity does not know it (or no longer). */
-  async principal(cookieValue: string): Promise<{ key: string; principal: Principal } | undefined> {
+  async principal(cookieValue: string): Promise<VerifiedCredential | undefined> {
     const key = credentialKey(cookieValue);
     const useCache = this.revocations.live && this.cacheMs > 0;
     const cached = useCache ? this.cache.get(key) : undefined;

@@ -14,6 +14,13 @@ export interface TokenClaims {
   iat?: number;
 }
 
+/** A credential that checked out, and whose it is. */
+export interface VerifiedCredential {
+  /** Hash of the credential (credentialKey): its key in the cache. */
+  key: string;
+  principal: Principal;
+}
+
 interface Entry {
   principal: Principal;
   claims?: TokenClaims;

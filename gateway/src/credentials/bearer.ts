@@ -9,7 +9,7 @@ import type { JWTPayload } from 'jose';
 import { API_SCOPES, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import type { Principal } from '@simrs/contracts/principal';
 import { credentialKey, PrincipalCache } from './cache.ts';
-import type { TokenClaims } from './cache.ts';
+import type { TokenClaims, VerifiedCredential } from './cache.ts';
 import type { Revocations } from './revocations.ts';
 import { UpstreamUnavailable } from './session.ts';
 
@@ -40,7 +40,7 @@ export class BearerAuthenticator {
     this.cache = new PrincipalCache(options.principalSecret);
   }
 
-  async principal(token: string): Promise<{ key: string; principal: Principal }> {
+  async principal(token: string): Promise<VerifiedCredential> {
     // Access tokens are self-contained: only the revocation feed can take one back before it expires.
     // Without the feed the gateway cannot know, so it refuses to guess (503, retry shortly).
     if (!this.revocations.live) throw new UpstreamUnavailable('revocation feed unavailable');
