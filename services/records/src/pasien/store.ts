@@ -1,57 +1,15 @@
-// The records data access object, built once per request for the caller's tenant (see trpc.ts).
+// The patient data access, made per request from the caller's tenant scope (see server/trpc.ts).
 // Every read and write of patient data appends its audit row in the same transaction, usually in
 // the same statement (a data-modifying CTE), so that there is no access without its trace and no
 // trace of an access that was rolled back.
 import { TRPCError } from '@trpc/server';
-import { z } from 'zod';
-import type { Cursors } from './cursor.ts';
-import type { TenantDb } from './db.ts';
-import { badInput } from './errors.ts';
+import { auditInsertFor, usedFilters } from '../audit/index.ts';
+import { params } from '../db/index.ts';
+import { badInput } from '../server/index.ts';
+import type { TenantScope } from '../server/index.ts';
 import { nikMismatch } from './nik.ts';
-import { COLUMNS, WRITABLE, normalizePhone } from './pasien.ts';
-import type { CreatePasienInput, ListPasienInput, Pasien, PasienFieldName, UpdatePasienInput } from './pasien.ts';
-
-export interface Actor {
-  userId: string;
-  role: string;
-  clientId?: string | undefined;
-  requestId: string;
-  traceId?: string | undefined;
-}
-
-export const AUDIT_ACTIONS = ['pasien.list', 'pasien.get', 'pasien.create', 'pasien.update', 'pasien.archive', 'audit.list'] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
-
-export const auditListInput = z
-  .strictObject(
-    {
-      action: z.enum(AUDIT_ACTIONS, { error: `action must be one of ${AUDIT_ACTIONS.join(', ')}` }).optional(),
-      actorUserId: z.string({ error: 'actorUserId must be text' }).min(1).max(200).regex(/^[\w.@:-]+$/, 'actorUserId contains characters that are not allowed').optional(),
-      pasienId: z.string({ error: 'pasienId must be a patient id (UUID)' }).uuid('pasienId must be a patient id (UUID)').optional(),
-      from: z.iso.datetime({ offset: true, error: 'from must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
-      to: z.iso.datetime({ offset: true, error: 'to must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
-      cursor: z.string({ error: 'cursor must be text' }).max(512, 'cursor is too long').optional(),
-      limit: z.coerce.number({ error: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(200, 'limit must be at most 200').default(50),
-    },
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : 'input must be an object') },
-  )
-  .optional()
-  .default({ limit: 50 });
-export type AuditListInput = z.infer<typeof auditListInput>;
-
-export const auditEntry = z.object({
-  id: z.number().int(),
-  occurredAt: z.string(),
-  actorUserId: z.string(),
-  actorRole: z.string(),
-  clientId: z.string().nullable(),
-  action: z.string(),
-  pasienIds: z.array(z.string()),
-  requestId: z.string().nullable(),
-  traceId: z.string().nullable(),
-  details: z.record(z.string(), z.unknown()),
-});
-export type AuditEntry = z.infer<typeof auditEntry>;
+import { COLUMNS, WRITABLE, normalizePhone } from './schema.ts';
+import type { CreatePasienInput, ListPasienInput, Pasien, PasienFieldName, UpdatePasienInput } from './schema.ts';
 
 const TIMESTAMPS = new Set(['createdAt', 'updatedAt', 'archivedAt']);
 const SELECT_PASIEN = (alias: string) =>
@@ -70,21 +28,10 @@ function toPasien(row: Row): Pasien {
   return out as Pasien;
 }
 
-/** SQL parameters collected as the statement is built: p(value) returns its placeholder. */
-function params() {
-  const values: unknown[] = [];
-  return { values, p: (value: unknown) => (values.push(value), `$${values.length}`) };
-}
-
 const NOT_FOUND = () => new TRPCError({ code: 'NOT_FOUND', message: 'patient not found' });
 
-export function recordsStore(db: TenantDb, actor: Actor, cursors: Cursors) {
-  /** The audit INSERT as a CTE body; `ids` is an SQL expression of type uuid[]. */
-  const auditInsert = (p: (v: unknown) => string, action: AuditAction, ids: string, details: Record<string, unknown>) =>
-    `insert into records.audit_log (actor_user_id, actor_role, client_id, action, pasien_ids, request_id, trace_id, details)
-     select ${p(actor.userId)}, ${p(actor.role)}, ${p(actor.clientId ?? null)}, ${p(action)}, ${ids}, ${p(actor.requestId || null)}, ${p(actor.traceId ?? null)}, ${p(JSON.stringify(details))}::jsonb`;
-
-  const usedFilters = (input: Record<string, unknown>, keys: string[]) => keys.filter((k) => input[k] !== undefined);
+export function pasienStore({ db, actor, cursors }: TenantScope) {
+  const auditInsert = auditInsertFor(actor);
 
   return {
     async listPasien(input: ListPasienInput): Promise<{ items: Pasien[]; nextCursor: string | null }> {
@@ -219,42 +166,5 @@ export function recordsStore(db: TenantDb, actor: Actor, cursors: Cursors) {
       if (exists.length === 0) throw NOT_FOUND();
       throw new TRPCError({ code: 'CONFLICT', message: 'patient is already archived' });
     },
-
-    async listAudit(input: AuditListInput): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
-      const { values, p } = params();
-      const where: string[] = [];
-      if (input.action) where.push(`a.action = ${p(input.action)}`);
-      if (input.actorUserId) where.push(`a.actor_user_id = ${p(input.actorUserId)}`);
-      if (input.pasienId) where.push(`a.pasien_ids @> array[${p(input.pasienId)}::uuid]`);
-      if (input.from) where.push(`a.occurred_at >= ${p(input.from)}::timestamptz`);
-      if (input.to) where.push(`a.occurred_at < ${p(input.to)}::timestamptz`);
-      if (input.cursor) where.push(`a.id < ${p(Number(cursors.open(input.cursor, 'audit', db.tenantId)[0]))}`);
-      const limit = p(input.limit);
-      const details = { filters: usedFilters(input, ['action', 'actorUserId', 'pasienId', 'from', 'to', 'cursor']) };
-      const sql = `with page as (
-          select a.id, a.occurred_at, a.actor_user_id, a.actor_role, a.client_id, a.action, a.pasien_ids::text[] as pasien_ids,
-                 a.request_id, a.trace_id, a.details
-          from records.audit_log a ${where.length ? `where ${where.join(' and ')}` : ''} order by a.id desc limit ${limit} + 1),
-        audit as (${auditInsert(p, 'audit.list', "'{}'::uuid[]", details)})
-        select * from page order by id desc`;
-      const rows = await db.one<Row>(sql, values);
-      const more = rows.length > input.limit;
-      const items = rows.slice(0, input.limit).map((r) => ({
-        id: Number(r.id),
-        occurredAt: (r.occurred_at as Date).toISOString(),
-        actorUserId: String(r.actor_user_id),
-        actorRole: String(r.actor_role),
-        clientId: (r.client_id as string | null) ?? null,
-        action: String(r.action),
-        pasienIds: r.pasien_ids as string[],
-        requestId: (r.request_id as string | null) ?? null,
-        traceId: (r.trace_id as string | null) ?? null,
-        details: r.details as Record<string, unknown>,
-      }));
-      const last = items[items.length - 1];
-      return { items, nextCursor: more && last ? cursors.seal('audit', db.tenantId, [last.id]) : null };
-    },
   };
 }
-
-export type RecordsStore = ReturnType<typeof recordsStore>;

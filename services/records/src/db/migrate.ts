@@ -1,4 +1,4 @@
-// `node src/migrate.ts`: provision the application role and apply this service's migrations as the
+// `node src/db/migrate.ts`: provision the application role and apply this service's migrations as the
 // owner (MIGRATION_DATABASE_URL), then exit. The Kubernetes migration Job runs this; the service runs
 // the same steps at start when MIGRATE_ON_START is true.
 import { fileURLToPath } from 'node:url';
@@ -6,7 +6,7 @@ import { createPool, migrate } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
 import { provisionAppRole } from './roles.ts';
 
-export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
+export const migrationsDir = fileURLToPath(new URL('../../migrations', import.meta.url));
 
 export async function migrateRecords(ownerUrl: string, appUrl: string, log: Logger): Promise<string[]> {
   const owner = createPool(ownerUrl, { max: 1 });
@@ -20,7 +20,9 @@ export async function migrateRecords(ownerUrl: string, appUrl: string, log: Logg
 
 if (import.meta.main) {
   const { loadConfig, urlWith, z } = await import('@simrs/platform/config');
-  const { log } = await import('./log.ts');
+  // The platform's logger directly: the service's own (server/log.ts) sits above this folder.
+  const { createLogger } = await import('@simrs/platform/logger');
+  const log = createLogger('records');
   const env = loadConfig(
     z.object({ DATABASE_URL: urlWith('postgres', 'postgresql'), MIGRATION_DATABASE_URL: urlWith('postgres', 'postgresql') }),
   );

@@ -1,5 +1,5 @@
 // Who may do what with patient records: the permission matrix as data, in this one file. Every
-// procedure names the permission it needs (PROCEDURES); trpc.ts enforces it after the scope check;
+// procedure names the permission it needs (PROCEDURES); server/trpc.ts enforces it after the scope check;
 // the README's table is rendered from here (and a test keeps the two equal).
 import { ROLES, SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';

@@ -10,7 +10,7 @@ import pg from 'pg';
 import type { QueryResultRow } from 'pg';
 import { createPool } from '@simrs/platform/db';
 import type { Pool, PoolClient } from '@simrs/platform/db';
-import { isUnavailable } from './errors.ts';
+import { isUnavailable } from './unavailable.ts';
 
 const DATE_OID = 1082;
 

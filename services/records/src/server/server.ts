@@ -7,21 +7,19 @@ import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { requestContext } from '@simrs/platform/context';
 import type { Pool } from '@simrs/platform/db';
-import { envelope } from '@simrs/contracts/envelope';
-import type { ErrorCode } from '@simrs/contracts/envelope';
 import { serveHealth } from '@simrs/platform/health';
 import { annotateRequest } from '@simrs/platform/spans';
 import type { Checks } from '@simrs/platform/health';
 import { PRINCIPAL_HEADER, REQUEST_ID_HEADER, verifyPrincipal } from '@simrs/contracts/principal';
 import type { Principal } from '@simrs/contracts/principal';
-import type { Config } from './config.ts';
+import type { Config } from '../config.ts';
+import { tenantDb } from '../db/index.ts';
 import { cursors as makeCursors } from './cursor.ts';
-import { tenantDb } from './db.ts';
+import { sendError } from './http-error.ts';
 import { log } from './log.ts';
 import { observeCall } from './metrics.ts';
 import { createIntegrationHandler, docsPage, openApiDocument } from './openapi.ts';
 import { appRouter } from './router.ts';
-import { recordsStore } from './store.ts';
 import type { Context } from './trpc.ts';
 
 async function principalOf(header: string | string[] | undefined, secret: string): Promise<Principal | undefined> {
@@ -32,11 +30,6 @@ async function principalOf(header: string | string[] | undefined, secret: string
     log.warn('rejected an invalid principal header');
     return undefined;
   }
-}
-
-function sendError(res: ServerResponse, code: ErrorCode, message: string, path: string, headers: Record<string, string> = {}): void {
-  const body = envelope(code, message, path);
-  res.writeHead(body.error.data.httpStatus, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
 }
 
 class BodyTooLarge extends Error {}
@@ -84,14 +77,14 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       if (store) store.tenantId = principal.tenantId;
       annotateRequest(req, { tenantId: principal.tenantId });
     }
-    const store = principal
-      ? recordsStore(
-          tenantDb(deps.pool, principal.tenantId),
-          { userId: principal.userId, role: principal.role, clientId: principal.clientId, requestId, traceId },
+    const scope = principal
+      ? {
+          db: tenantDb(deps.pool, principal.tenantId),
+          actor: { userId: principal.userId, role: principal.role, clientId: principal.clientId, requestId, traceId },
           cursors,
-        )
+        }
       : undefined;
-    return { principal, requestId, store };
+    return { principal, requestId, scope };
   }
 
   const onError = (error: { code: string; cause?: unknown }, path: string | undefined) => {

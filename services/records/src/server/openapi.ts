@@ -1,13 +1,14 @@
 // The integration interface: the same procedures as REST under INTEGRATION_PREFIX (trpc-to-openapi),
 // the OpenAPI 3.1 document at <prefix>/openapi.json and a self-contained docs page at <prefix>/docs
-// (rendered on the server: no CDN, no script). Errors use the seed's envelope here too.
+// (rendered on the server: no CDN, no script). Errors use the seed's envelope here too, written by
+// http-error.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createOpenApiNodeHttpHandler, generateOpenApiDocument } from 'trpc-to-openapi';
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import { envelope } from '@simrs/contracts/envelope';
 import type { ErrorCode } from '@simrs/contracts/envelope';
+import { errorBody } from './http-error.ts';
 import { appRouter } from './router.ts';
+import { invalidInputMessage } from './trpc.ts';
 import type { Context } from './trpc.ts';
 
 const ENVELOPE_SCHEMA = {
@@ -102,19 +103,22 @@ ${body ? `<details><summary>Request body (application/json)</summary><pre>${esca
 </body></html>`;
 }
 
-/** Rewrites trpc-to-openapi's error bodies ({message, code: "NOT_FOUND", issues, data}) into the envelope. */
+/**
+ * Rewrites trpc-to-openapi's error bodies into the envelope. They carry our error formatter's shape,
+ * but with `code` as a string, and for input the schema refused the message replaced by a generic one
+ * and the schema's issues beside it.
+ */
 function toEnvelopeBody(raw: string): string {
   try {
-    const body = JSON.parse(raw) as { message?: string; code?: string; issues?: { path?: (string | number)[]; message: string }[]; data?: { code?: ErrorCode; httpStatus?: number; path?: string } };
+    const body = JSON.parse(raw) as {
+      message?: string;
+      code?: string;
+      issues?: { path?: (string | number)[]; message: string }[];
+      data?: { code?: ErrorCode; path?: string; fieldErrors?: Record<string, string[]> };
+    };
     const code = (body.data?.code ?? body.code ?? 'INTERNAL_SERVER_ERROR') as ErrorCode;
-    const message = body.issues?.length
-      ? `invalid input: ${body.issues
-          .slice(0, 5)
-          .map((i) => (i.path?.length ? `${i.path.join('.')}: ${i.message}` : i.message))
-          .join('; ')}`
-      : (body.message ?? 'error');
-    const out = envelope(code, message, body.data?.path ?? '');
-    return JSON.stringify({ error: { ...out.error, code: TRPC_ERROR_CODES_BY_KEY[code], data: { ...out.error.data, ...body.data, code } } });
+    const message = body.issues?.length ? invalidInputMessage(body.issues) : (body.message ?? 'error');
+    return errorBody(code, message, body.data?.path ?? '', body.data?.fieldErrors);
   } catch {
     return raw;
   }

@@ -2,7 +2,7 @@
 // addresses, NIKs that pass validation (province and district codes, birth date, +40 for women).
 // Nothing here is real data; the same seed always gives the same patients.
 import { makeNik } from './nik.ts';
-import type { CreatePasienInput } from './pasien.ts';
+import type { CreatePasienInput } from './schema.ts';
 
 export const MALE = ['Budi', 'Agus', 'Ahmad', 'Muhammad', 'Rizki', 'Dedi', 'Eko', 'Hendra', 'Joko', 'Bambang', 'Slamet', 'Wahyu', 'Andi', 'Fajar', 'Yusuf', 'Arif', 'Rudi', 'Taufik', 'Irfan', 'Bayu', 'Dimas', 'Gilang', 'Hadi', 'Imam', 'Kurniawan', 'Made', 'Nyoman', 'Putu', 'Ketut', 'Wayan', 'Teguh', 'Surya', 'Yoga', 'Rahmat', 'Hasan', 'Ilham', 'Reza', 'Adi', 'Doni', 'Galih'];
 export const FEMALE = ['Siti', 'Sri', 'Dewi', 'Ayu', 'Nur', 'Rina', 'Wulan', 'Fitri', 'Indah', 'Lestari', 'Ratna', 'Yuni', 'Putri', 'Dian', 'Intan', 'Maya', 'Nia', 'Rahma', 'Sari', 'Tuti', 'Ani', 'Eka', 'Kartika', 'Lina', 'Mega', 'Novi', 'Oktavia', 'Purwanti', 'Ratih', 'Wati', 'Yulia', 'Zahra', 'Annisa', 'Aisyah', 'Fatimah', 'Khadijah', 'Nurul', 'Retno', 'Endang', 'Kadek'];

@@ -2,6 +2,7 @@
 // message that helps; Postgres being down or overloaded is a 503; anything else is a 500 that says
 // nothing (the error formatter hides it) while the log says everything.
 import { TRPCError } from '@trpc/server';
+import { isUnavailable } from '../db/index.ts';
 
 /** Field-level problems found after input parsing; the error formatter puts them in data.fieldErrors. */
 export class FieldErrors extends Error {
@@ -20,22 +21,6 @@ export class FieldErrors extends Error {
 export function badInput(fieldErrors: Record<string, string[]>): TRPCError {
   const cause = new FieldErrors(fieldErrors);
   return new TRPCError({ code: 'BAD_REQUEST', message: cause.message, cause });
-}
-
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'EPIPE', 'ENETUNREACH']);
-
-/** True for errors that mean "the database is not there right now" rather than "this query is wrong". */
-export function isUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e.code === 'string' ? e.code : '';
-  const message = typeof e.message === 'string' ? e.message : '';
-  return (
-    NETWORK_CODES.has(code) ||
-    code.startsWith('08') || // connection exception
-    code.startsWith('53') || // insufficient resources (too many connections, out of memory, disk full)
-    ['57P01', '57P02', '57P03', '57014', '40001', '40P01', '55P03'].includes(code) || // shutdown, starting, timeout, conflicts
-    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|not queryable|Client was closed/i.test(message)
-  );
 }
 
 /** The tRPC error for anything a data access call threw. */

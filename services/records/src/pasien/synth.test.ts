@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createPasienInput } from './pasien.ts';
+import { createPasienInput } from './schema.ts';
 import { syntheticPasien } from './synth.ts';
 
 test('synthetic patients are deterministic, valid and have distinct NIKs', () => {

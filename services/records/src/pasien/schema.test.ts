@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import { createPasienInput, listPasienInput, normalizePhone, updatePasienInput } from './pasien.ts';
+import { createPasienInput, listPasienInput, normalizePhone, updatePasienInput } from './schema.ts';
 
 const valid = {
   nik: '3273055708850012',

@@ -9,7 +9,7 @@ import { SESSION_SCOPES } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
-import { makeNik } from './nik.ts';
+import { makeNik } from '../pasien/index.ts';
 
 export interface Reply<T = unknown> {
   status: number;

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { ROLES } from '@simrs/contracts/access';
-import { PROCEDURES, roleMay } from './permissions.ts';
-import type { ProcedureName } from './permissions.ts';
+import { PROCEDURES, roleMay } from '../access/index.ts';
+import type { ProcedureName } from '../access/index.ts';
 import { assertEnvelope, dataOf, newPasien, startRecords } from './testkit.ts';
 import type { RecordsUnderTest } from './testkit.ts';
 

@@ -1,14 +1,13 @@
-// `node src/seed.ts`: development data. Gives tenant rs-demo a few hundred synthetic patients and
+// `node src/db/seed.ts`: development data. Gives tenant rs-demo a few hundred synthetic patients and
 // rs-lain some of its own (deterministic, so a second run adds nothing). Runs as the owner:
 // MIGRATION_DATABASE_URL when set (then DATABASE_URL is the application role), else DATABASE_URL.
 // Applies the migrations first, so it works on an empty database too.
 import pg from 'pg';
-import { log } from './log.ts';
+import { COLUMNS, normalizePhone, syntheticPasien } from '../pasien/index.ts';
+import type { CreatePasienInput, PasienFieldName } from '../pasien/index.ts';
+import { log } from '../server/index.ts';
 import { migrateRecords } from './migrate.ts';
-import { COLUMNS, normalizePhone } from './pasien.ts';
-import type { CreatePasienInput, PasienFieldName } from './pasien.ts';
 import { APP_GROUP_ROLE } from './roles.ts';
-import { syntheticPasien } from './synth.ts';
 
 export const SEED_TENANTS: { tenantId: string; seed: number; count: number }[] = [
   { tenantId: 'rs-demo', seed: 1, count: 300 },
