@@ -1,6 +1,4 @@
-// Domain errors of the notifier and their gRPC statuses, in one place. Anything else a handler
-// throws is a bug or a broken dependency: the caller gets INTERNAL with no detail, the log gets it all.
-import { GrpcError, grpc } from '@simrs/proto/grpc';
+// The errors a delivery request can end in; server/grpc-errors.ts gives each its gRPC status.
 
 /** The request cannot be served as sent; nothing was stored. */
 export class InvalidArgument extends Error {
@@ -25,11 +23,4 @@ export function isStoreUnavailable(err: unknown): boolean {
   const { code, message } = err as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
   return typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated/i.test(message);
-}
-
-export function toGrpcError(err: unknown): GrpcError | undefined {
-  if (err instanceof InvalidArgument) return new GrpcError(grpc.status.INVALID_ARGUMENT, err.message);
-  if (err instanceof NotFound) return new GrpcError(grpc.status.NOT_FOUND, err.message);
-  if (err instanceof StoreUnavailable) return new GrpcError(grpc.status.UNAVAILABLE, err.message);
-  return undefined;
 }

@@ -1,6 +1,6 @@
 // What to do after a failed send: wait and retry (4xx, connection trouble, anything unknown) or give
 // up (the peer refused this message for good), and how long to wait.
-import { scrubAddresses } from './address.ts';
+import { scrubAddresses } from '../mail/index.ts';
 
 export interface RetryPolicy {
   maxAttempts: number;

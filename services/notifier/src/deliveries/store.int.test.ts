@@ -1,12 +1,12 @@
 // The store's SQL against a real Postgres: idempotent enqueue under concurrency, disjoint leases
 // under concurrent claims (FOR UPDATE SKIP LOCKED), lease expiry, and lease-token guards.
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { createPool, migrate } from '@simrs/platform/db';
 import type { Pool } from '@simrs/platform/db';
 import { createLogger } from '@simrs/platform/logger';
 import { throwawayDatabase } from '@simrs/platform/testing';
+import { migrationsDir } from '../db/index.ts';
 import { claim, enqueue, findDelivery, markDead, markRetry, markSent, purge, stats } from './store.ts';
 import type { ValidMessage } from './validation.ts';
 
@@ -27,7 +27,7 @@ describe('message store', { timeout: 60_000 }, () => {
     db = await throwawayDatabase('notifier_store');
     // Separate pools stand in for separate replicas.
     pools = Array.from({ length: 4 }, () => createPool(db.url, { max: 4 }));
-    await migrate(pools[0]!, fileURLToPath(new URL('../migrations', import.meta.url)), createLogger('test', 'silent'));
+    await migrate(pools[0]!, migrationsDir, createLogger('test', 'silent'));
   });
 
   after(async () => {

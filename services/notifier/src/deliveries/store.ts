@@ -3,8 +3,8 @@
 // never both hold a message and a stale worker can never overwrite a newer outcome.
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '@simrs/platform/db';
-import { maskAddress } from './address.ts';
-import type { Locale, TemplateName } from './templates.ts';
+import { maskAddress } from '../mail/index.ts';
+import type { Locale, TemplateName } from '../mail/index.ts';
 import type { ValidMessage } from './validation.ts';
 
 export type State = 'queued' | 'sending' | 'sent' | 'dead';

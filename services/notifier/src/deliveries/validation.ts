@@ -4,10 +4,9 @@
 import { z } from 'zod';
 import type { SendEmailRequest } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
 import { Template } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
-import { isAddress } from './address.ts';
+import { DEFAULT_EXPIRES_MINUTES, PARAMETERS, SECURITY_EVENTS, isAddress } from '../mail/index.ts';
+import type { Locale, ParamSpec, TemplateName } from '../mail/index.ts';
 import { InvalidArgument } from './errors.ts';
-import { DEFAULT_EXPIRES_MINUTES, PARAMETERS, SECURITY_EVENTS } from './templates.ts';
-import type { Locale, ParamSpec, TemplateName } from './templates.ts';
 
 export const MAX_PARAMETERS = 50;
 export const MAX_PARAMETER_BYTES = 8 * 1024;

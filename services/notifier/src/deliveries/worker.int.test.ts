@@ -2,14 +2,14 @@
 // awkward to reach through a real SMTP peer (expiry, a lease lost on the last attempt, shutdown with
 // a send that hangs).
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { createPool, migrate } from '@simrs/platform/db';
 import type { Pool } from '@simrs/platform/db';
 import { createLogger } from '@simrs/platform/logger';
 import { throwawayDatabase, waitFor } from '@simrs/platform/testing';
-import type { OutgoingMail, Send } from './mailer.ts';
-import { createMetrics } from './metrics.ts';
+import { migrationsDir } from '../db/index.ts';
+import type { OutgoingMail, Send } from '../mail/index.ts';
+import { createMetrics } from '../server/index.ts';
 import { claim, enqueue, findDelivery, stats } from './store.ts';
 import type { ValidMessage } from './validation.ts';
 import { createWorker } from './worker.ts';
@@ -32,7 +32,7 @@ describe('delivery worker', { timeout: 60_000 }, () => {
   before(async () => {
     db = await throwawayDatabase('notifier_worker');
     pool = createPool(db.url);
-    await migrate(pool, fileURLToPath(new URL('../migrations', import.meta.url)), log);
+    await migrate(pool, migrationsDir, log);
   });
 
   after(async () => {

@@ -16,20 +16,29 @@ import { context, propagation, trace, SpanStatusCode, ROOT_CONTEXT } from '@open
 import type { Context } from '@opentelemetry/api';
 import type { Pool } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
-import type { OutgoingMail, Send } from './mailer.ts';
-import type { DeadReason, Metrics } from './metrics.ts';
+import { untraced } from '../db/index.ts';
+import { render } from '../mail/index.ts';
+import type { OutgoingMail, Send } from '../mail/index.ts';
 import { backoffMs, classify } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
 import { claim, markDead, markRetry, markSent, purge } from './store.ts';
 import type { Delivery } from './store.ts';
-import { render } from './templates.ts';
-import { untraced } from './tracing.ts';
+
+export type Outcome = 'sent' | 'retry' | 'dead';
+export type DeadReason = 'permanent' | 'max_attempts' | 'expired' | 'lost_lease';
+
+/** What the worker reports about its sends; server/metrics.ts counts it. */
+export interface DeliveryMetrics {
+  attempt(outcome: Outcome): void;
+  deadLettered(reason: DeadReason): void;
+  sendDuration(seconds: number): void;
+}
 
 export interface WorkerOptions {
   pool: Pool;
   send: Send;
   log: Logger;
-  metrics: Metrics;
+  metrics: DeliveryMetrics;
   retry: RetryPolicy;
   leaseMs: number;
   pollMs: number;

@@ -3,8 +3,20 @@
 // bounded by SMTP_TIMEOUT_MS as a whole (connect, TLS, AUTH, DATA), which the lease relies on.
 import nodemailer from 'nodemailer';
 import type { Mailbox } from './address.ts';
-import type { SmtpSettings } from './config.ts';
 import type { Locale, Rendered } from './templates.ts';
+
+export const TLS_MODES = ['implicit', 'starttls', 'opportunistic', 'none'] as const;
+export type TlsMode = (typeof TLS_MODES)[number];
+
+/** How to reach the SMTP server; config.ts reads it from SMTP_URL, SMTP_TLS and SMTP_TIMEOUT_MS. */
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  user?: string;
+  pass?: string;
+  tls: TlsMode;
+  timeoutMs: number;
+}
 
 export interface OutgoingMail extends Rendered {
   to: string;
@@ -49,7 +61,7 @@ export function createMailer(smtp: SmtpSettings, from: Mailbox): Send {
       text: mail.text,
       html: mail.html,
       // The same Message-ID on every attempt: should a retry repeat a mail that did arrive (the
-      // crash window described in worker.ts), receiving systems can recognise the duplicate.
+      // crash window described in deliveries/worker.ts), receiving systems can recognise the duplicate.
       messageId: mail.messageId,
       headers: {
         'X-SIMRS-Delivery-Id': mail.deliveryId,

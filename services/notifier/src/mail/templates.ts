@@ -1,8 +1,8 @@
 // The mails the notifier can send, in Bahasa Indonesia ("id") and English ("en"), each as a subject,
 // a plain-text body and an HTML body. A template is a list of blocks (paragraph, code, button, note);
 // one layout turns blocks into text and one into HTML, and the HTML layout escapes every value, so no
-// template can forget to. Parameters are validated before a message is stored (validation.ts), so
-// rendering at send time cannot fail on input.
+// template can forget to. Parameters are validated before a message is stored
+// (deliveries/validation.ts), so rendering at send time cannot fail on input.
 
 export const TEMPLATE_NAMES = ['sign_in_otp', 'magic_link', 'invitation', 'security_notice'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];

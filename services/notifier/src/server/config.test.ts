@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { schema, smtpSettings } from './config.ts';
+import { schema, smtpSettings } from '../config.ts';
 
 const base = { DATABASE_URL: 'postgres://u:p@db:5432/notifier', SMTP_URL: 'smtp://mailer:s3cret@smtp.example.org:587' };
 
@@ -41,7 +41,7 @@ test('bad values are refused', () => {
 });
 
 test('the process stops with one line naming the variable, without its value', () => {
-  const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+  const main = fileURLToPath(new URL('../main.ts', import.meta.url));
   const run = spawnSync(process.execPath, [main], {
     env: { PATH: process.env.PATH, DATABASE_URL: base.DATABASE_URL, SMTP_URL: 'ftp://user:hunter2@x' },
     encoding: 'utf8',

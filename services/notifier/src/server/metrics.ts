@@ -4,10 +4,7 @@
 // Postgres at scrape time and describe the whole queue, so every replica reports the same values
 // (take max, not sum). No label carries an address, a key or an id.
 import { metrics } from '@opentelemetry/api';
-import type { StoreStats } from './store.ts';
-
-export type Outcome = 'sent' | 'retry' | 'dead';
-export type DeadReason = 'permanent' | 'max_attempts' | 'expired' | 'lost_lease';
+import type { DeadReason, Outcome, StoreStats } from '../deliveries/index.ts';
 
 export function createMetrics(readStats: () => Promise<StoreStats>) {
   const meter = metrics.getMeter('simrs.notifier');

@@ -7,11 +7,17 @@ import type { Logger } from '@simrs/platform/logger';
 import { DeliveryState } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
 import type { NotifierService } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
 import type { Handlers } from '@simrs/proto/grpc';
-import { InvalidArgument, isStoreUnavailable, NotFound, StoreUnavailable } from './errors.ts';
+import {
+  InvalidArgument,
+  NotFound,
+  StoreUnavailable,
+  enqueue,
+  findDelivery,
+  isStoreUnavailable,
+  validateSendEmail,
+} from '../deliveries/index.ts';
+import type { State } from '../deliveries/index.ts';
 import type { Metrics } from './metrics.ts';
-import { enqueue, findDelivery } from './store.ts';
-import type { State } from './store.ts';
-import { validateSendEmail } from './validation.ts';
 
 export const STATES: Record<State, DeliveryState> = {
   queued: DeliveryState.QUEUED,
