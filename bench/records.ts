@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
-import { FAMILY, FEMALE, MALE, PLACES } from '../services/records/src/synth.ts';
+import { FAMILY, FEMALE, MALE, PLACES } from '../services/records/src/pasien/synth.ts';
 
 export interface Row {
   name: string;

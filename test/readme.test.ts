@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { repoRoot } from '@simrs/platform/testing';
-import { permissionTable } from '../services/records/src/permissions.ts';
+import { permissionTable } from '../services/records/src/access/permissions.ts';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 

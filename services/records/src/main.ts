@@ -2,11 +2,9 @@ import { markDraining } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { observePgPool } from '@simrs/platform/pool-metrics';
 import { loadRecordsConfig } from './config.ts';
-import { createAppPool } from './db.ts';
-import { log } from './log.ts';
-import { migrateRecords } from './migrate.ts';
-import { assertAppRole } from './roles.ts';
-import { createRecordsServer } from './server.ts';
+import { assertAppRole, createAppPool, migrateRecords } from './db/index.ts';
+import { log } from './server/index.ts';
+import { createRecordsServer } from './server/server.ts';
 
 const config = loadRecordsConfig();
 
