@@ -5,7 +5,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import { TRPCError } from '@trpc/server';
 import { FieldErrors } from './errors.ts';
 
-export type CursorKind = 'pasien.rm' | 'pasien.nama' | 'pasien.lahir' | 'audit';
+export type CursorKind = 'pasien.rm' | 'pasien.nama' | 'pasien.lahir' | 'audit' | 'fhir.search' | 'fhir.history';
 
 export interface Cursors {
   seal(kind: CursorKind, tenantId: string, key: readonly (string | number)[]): string;
@@ -33,7 +33,11 @@ export function cursors(secret: string): Cursors {
         if (!Array.isArray(values) || !values.every((v) => typeof v === 'string' || typeof v === 'number')) throw new Error('shape');
         return values as (string | number)[];
       } catch {
-        throw new TRPCError({ code: 'BAD_REQUEST', message: 'cursor is not valid for this listing', cause: new FieldErrors({ cursor: ['cursor is not valid for this listing'] }) });
+        throw new TRPCError({
+          code: 'BAD_REQUEST',
+          message: 'cursor is not valid for this listing',
+          cause: new FieldErrors({ cursor: ['cursor is not valid for this listing'] }),
+        });
       }
     },
   };
