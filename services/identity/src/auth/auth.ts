@@ -1,37 +1,30 @@
-// The Better Auth instance: passwordless sign-in (e-mail OTP, magic link, passkeys), sessions in Redis
-// behind the keyed-hash storage (and in Postgres, which the OAuth provider needs), JWT/JWKS, and the
-// OAuth 2.0 / OIDC provider with the device grant (SIMRS's rules for them in oauth.ts).
+// The Better Auth instance: passwordless sign-in (e-mail OTP, magic link: signin/; passkeys: passkeys/),
+// sessions in Redis behind the keyed-hash storage (and in Postgres, which the OAuth provider needs:
+// sessions/), JWT/JWKS, and the OAuth 2.0 / OIDC provider with the device grant (SIMRS's rules for them
+// in oauth/), plus the account page's endpoints (tenants/). Which plugins, in which order, with which
+// settings: the folders own what each plugin does.
 import { betterAuth } from 'better-auth';
 import type { BetterAuthOptions } from 'better-auth';
 import { APIError } from 'better-auth/api';
-import { emailOTP, jwt, magicLink } from 'better-auth/plugins';
+import { jwt } from 'better-auth/plugins';
 import type { JwtOptions } from 'better-auth/plugins';
-import { passkey } from '@better-auth/passkey';
 import { oauthDeviceAuthorization, oauthProvider } from '@better-auth/oauth-provider';
 import type { Pool } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
 import { COOKIE_PREFIX } from '@simrs/contracts/cookie';
 import { AUTH_BASE_PATH } from '@simrs/contracts/oauth';
-import { accountPlugin } from './account-api.ts';
-import type { Admin } from './admin.ts';
-import { OTP_ATTEMPTS, OTP_LENGTH } from './config.ts';
-import type { Config } from './config.ts';
-import type { Directory } from './directory.ts';
-import { hmac } from './keys.ts';
-import type { Keys } from './keys.ts';
-import type { Limits } from './limits.ts';
-import type { Mailer } from './mailer.ts';
-import { createOAuth } from './oauth.ts';
-import type { OAuthClients } from './oauth-clients.ts';
-import { simrsPlugin } from './plugin.ts';
-import type { RegistrationTokens } from './registration-tokens.ts';
-import { cachedKeySet } from './signing-keys.ts';
-import type { Revocations } from './revocations.ts';
-import type { IdentityStorage } from './storage.ts';
-
-export const BASE_PATH = AUTH_BASE_PATH;
-/** Where the pages live (served by identity, proxied unchanged by the gateway). */
-export const PAGES = { signIn: '/auth/sign-in', account: '/auth/account', consent: '/auth/consent', device: '/auth/device' };
+import type { Config } from '../config.ts';
+import type { Directory } from '../directory/index.ts';
+import type { Keys } from '../keys/index.ts';
+import type { Mailer } from '../mail/index.ts';
+import { cachedKeySet, createOAuth } from '../oauth/index.ts';
+import type { OAuthClients, RegistrationTokens } from '../oauth/index.ts';
+import { passkeyPlugin } from '../passkeys/index.ts';
+import type { IdentityStorage, Revocations } from '../sessions/index.ts';
+import { magicLinkPlugin, otpPlugin, simrsPlugin } from '../signin/index.ts';
+import type { Limits } from '../signin/index.ts';
+import { accountPlugin } from '../tenants/index.ts';
+import type { Admin } from '../tenants/index.ts';
 
 export interface AuthDeps {
   config: Config;
@@ -49,29 +42,18 @@ export interface AuthDeps {
 }
 
 export const keySet = cachedKeySet();
-/** EdDSA signing keys; the JWKS at /api/auth/jwks. Also used to rotate keys (signing-keys.ts). */
+/** EdDSA signing keys; the JWKS at /api/auth/jwks. Also used to rotate keys (oauth/signing-keys.ts). */
 export const JWT_OPTIONS: JwtOptions = { jwks: { keyPairConfig: { alg: 'EdDSA', crv: 'Ed25519' } }, adapter: keySet, disableSettingJwtHeader: true };
 
-/** Keyed hash of a magic-link token, the form Better Auth stores it in (also used for invitations). */
-export const hashMagicLinkToken = (keys: Keys, token: string) => hmac(keys.magicLink, token);
-
 export function authOptions(deps: AuthDeps) {
-  const { config, directory, mailer, log } = deps;
+  const { config, directory, log } = deps;
   const https = config.PUBLIC_URL.startsWith('https:');
   const oauth = createOAuth(deps);
-
-  /** The recipient, when the address belongs to an active user; nothing is sent otherwise. */
-  async function activeRecipient(email: string) {
-    const user = await directory.findUserByEmail(email);
-    if (!user || !user.active) return undefined;
-    const tenant = await directory.getTenant(user.tenantId);
-    return { email: user.email, name: user.name, tenantName: tenant?.name };
-  }
 
   return {
     appName: 'SIMRS',
     baseURL: config.PUBLIC_URL,
-    basePath: BASE_PATH,
+    basePath: AUTH_BASE_PATH,
     secret: config.AUTH_SECRET,
     database: deps.pool,
     secondaryStorage: deps.storage,
@@ -98,7 +80,7 @@ export function authOptions(deps: AuthDeps) {
       storage: 'secondary-storage',
       window: 60,
       max: 300,
-      // The send and verify endpoints have their own limits (limits.ts), per IP and per address.
+      // The send and verify endpoints have their own limits (signin/limits.ts), per IP and per address.
       customRules: {
         '/sign-in/*': false,
         '/email-otp/*': false,
@@ -132,7 +114,7 @@ export function authOptions(deps: AuthDeps) {
     databaseHooks: {
       user: {
         create: {
-          // Users are created by tenant administrators (directory.ts), never by a sign-in flow.
+          // Users are created by tenant administrators (tenants/), never by a sign-in flow.
           before: async () => {
             throw new APIError('FORBIDDEN', { code: 'SIGN_UP_DISABLED', message: 'Sign-up is disabled.' });
           },
@@ -153,39 +135,9 @@ export function authOptions(deps: AuthDeps) {
       },
     },
     plugins: [
-      emailOTP({
-        otpLength: OTP_LENGTH,
-        expiresIn: config.OTP_TTL_SECONDS,
-        allowedAttempts: OTP_ATTEMPTS,
-        disableSignUp: true,
-        storeOTP: { hash: async (otp: string) => hmac(deps.keys.otp, otp) },
-        async sendVerificationOTP({ email, otp, type }) {
-          if (type !== 'sign-in') return;
-          const to = await activeRecipient(email);
-          if (to) mailer.signInOtp(to, otp, config.OTP_TTL_SECONDS);
-        },
-      }),
-      magicLink({
-        expiresIn: config.MAGIC_LINK_TTL_SECONDS,
-        disableSignUp: true,
-        storeToken: { type: 'custom-hasher', hash: async (token: string) => hashMagicLinkToken(deps.keys, token) },
-        async sendMagicLink({ email, url, token }, ctx) {
-          const to = await activeRecipient(email);
-          if (!to) {
-            // Same answer as for a known address, no mail, and no live token left behind.
-            await ctx?.context.internalAdapter.deleteVerificationByIdentifier(hashMagicLinkToken(deps.keys, token));
-            return;
-          }
-          mailer.magicLink(to, landing(url, config.PUBLIC_URL), config.MAGIC_LINK_TTL_SECONDS);
-        },
-      }),
-      passkey({
-        rpID: config.PASSKEY_RP_ID,
-        rpName: config.PASSKEY_RP_NAME,
-        origin: config.PUBLIC_URL,
-        // Discoverable credentials, so that conditional UI (autofill) can offer them.
-        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
-      }),
+      otpPlugin(deps),
+      magicLinkPlugin(deps),
+      passkeyPlugin(config),
       jwt(JWT_OPTIONS),
       oauthProvider(oauth.providerOptions),
       oauthDeviceAuthorization(oauth.deviceOptions),
@@ -194,15 +146,6 @@ export function authOptions(deps: AuthDeps) {
       oauth.plugin,
     ],
   } satisfies BetterAuthOptions;
-}
-
-/** Links land on the account page; failures go back to the sign-in page with the error. */
-export function landing(url: string, publicUrl: string): string {
-  const link = new URL(url);
-  const callback = link.searchParams.get('callbackURL');
-  if (!callback || callback === '/') link.searchParams.set('callbackURL', `${publicUrl}${PAGES.account}`);
-  if (!link.searchParams.has('errorCallbackURL')) link.searchParams.set('errorCallbackURL', `${publicUrl}${PAGES.signIn}`);
-  return link.toString();
 }
 
 export function createAuth(deps: AuthDeps) {

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '@simrs/proto/grpc';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
-import { otpFrom, startFixture } from './test-harness.ts';
-import type { Fixture } from './test-harness.ts';
+import { otpFrom, startFixture } from '../testing/index.ts';
+import type { Fixture } from '../testing/index.ts';
 
 describe('https and tight limits', () => {
   let f: Fixture;

@@ -1,19 +1,19 @@
 // identity's schema: Better Auth's tables (generated from the configured plugins, applied with its
 // programmatic migrator), then our own SQL in migrations/. Runs at start (MIGRATE_ON_START) and as
-// `node src/migrate.ts` (the Kubernetes migration Job), under an advisory lock so that replicas
+// `node src/db/migrate.ts` (the Kubernetes migration Job), under an advisory lock so that replicas
 // starting together do not race.
 import { fileURLToPath } from 'node:url';
 import { getMigrations } from 'better-auth/db/migration';
 import type { Pool } from '@simrs/platform/db';
 import { migrate } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
-import { authOptions } from './auth.ts';
-import type { AuthDeps } from './auth.ts';
-import { loadIdentityConfig } from './config.ts';
-import type { Config } from './config.ts';
-import type { IdentityStorage } from './storage.ts';
+import { authOptions } from '../auth/index.ts';
+import type { AuthDeps } from '../auth/index.ts';
+import { loadIdentityConfig } from '../config.ts';
+import type { Config } from '../config.ts';
+import type { IdentityStorage } from '../sessions/index.ts';
 
-export const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
+export const migrationsDir = fileURLToPath(new URL('../../migrations', import.meta.url));
 
 const LOCK_ID = 0x1d_e7_17_01;
 
@@ -67,7 +67,7 @@ export function migrationConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 if (import.meta.main) {
   const { createPool } = await import('@simrs/platform/db');
-  const { log } = await import('./log.ts');
+  const { log } = await import('../server/index.ts');
   const config = migrationConfig();
   const pool = createPool(config.DATABASE_URL, { max: 2 });
   await migrateIdentity(config, pool, log);

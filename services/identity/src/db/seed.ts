@@ -1,8 +1,8 @@
 // Development data (idempotent): two hospitals and their people. Nobody gets mail; they sign in from
 // /auth/sign-in with an e-mail code or a magic link (read them in the local mail catcher).
-// `node src/seed.ts` with DATABASE_URL (it migrates first), or SEED_DEMO_DATA=true at start.
+// `node src/db/seed.ts` with DATABASE_URL (it migrates first), or SEED_DEMO_DATA=true at start.
 import type { Role } from '@simrs/contracts/access';
-import type { Directory } from './directory.ts';
+import type { Directory } from '../directory/index.ts';
 
 export const DEMO_TENANTS: { id: string; name: string; users: { email: string; name: string; role: Role }[] }[] = [
   {
@@ -39,9 +39,9 @@ export async function seedDemoData(directory: Directory): Promise<{ tenants: num
 if (import.meta.main) {
   const { createPool } = await import('@simrs/platform/db');
   const { loadConfig, urlWith, z } = await import('@simrs/platform/config');
-  const { createDirectory } = await import('./directory.ts');
+  const { createDirectory } = await import('../directory/index.ts');
   const { migrationConfig, migrateIdentity } = await import('./migrate.ts');
-  const { log } = await import('./log.ts');
+  const { log } = await import('../server/index.ts');
   const env = loadConfig(z.object({ DATABASE_URL: urlWith('postgres', 'postgresql') }));
   const pool = createPool(env.DATABASE_URL, { max: 2 });
   await migrateIdentity(migrationConfig(), pool, log);

@@ -1,5 +1,5 @@
 // Domain errors of identity's own operations (tenants, users, sessions), mapped to transport errors in
-// one place per surface: gRPC in grpc.ts, HTTP (Better Auth endpoints) in account-api.ts.
+// one place per surface: gRPC in server/grpc.ts, HTTP (Better Auth endpoints) in tenants/account-api.ts.
 export type ErrorKind = 'invalid' | 'unauthenticated' | 'denied' | 'not_found' | 'conflict' | 'precondition' | 'unavailable';
 
 export class IdentityError extends Error {

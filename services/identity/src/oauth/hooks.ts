@@ -1,51 +1,25 @@
-// identity as the OAuth 2.0 / OIDC provider for integrations and AI agents (Better Auth's
-// oauth-provider and its RFC 8628 device grant), with the rules SIMRS adds:
-// - registration (RFC 7591) only with an initial access token a tenant administrator issued, or with
-//   a tenant administrator's session; the client belongs to that tenant and holds the scopes the
-//   administrator allowed (`simrs:write` only when granted);
-// - every access token is a JWT (typ at+jwt) for the SIMRS API (aud = API_AUDIENCE), carrying the
-//   user's tenant and role, refused for a deactivated user or a user of another tenant;
-// - redirect URIs match exactly (no loopback port leeway), PKCE S256 for every client;
-// - authorization codes, refresh tokens and device codes are stored as keyed hashes;
-// - revocation reaches the gateway: RFC 7009 on an access token publishes its jti, on a refresh token
-//   (and on refresh-token reuse, which ends the family) a cutoff for that user and client;
-// - guessing device user codes is rate limited per IP and per user.
+// SIMRS's rules on the OAuth provider's endpoints, as Better Auth hooks: registration by an initial
+// access token or a tenant administrator's session, exact redirect URIs and the API as the default
+// resource, consent and device approval only within the client's tenant (device lookups rate limited),
+// device codes swapped for their keyed hash, refresh-token reuse ending the family, RFC 7009 revocation
+// reaching the gateway, and introspection and userinfo knowing what was revoked.
 import type { BetterAuthPlugin } from 'better-auth';
-import { APIError, createAuthEndpoint, createAuthMiddleware, getSessionFromCtx, sessionMiddleware } from 'better-auth/api';
+import { APIError, createAuthMiddleware, getSessionFromCtx } from 'better-auth/api';
 import { verifyJWT } from 'better-auth/plugins';
 import { getOAuthProviderApi } from '@better-auth/oauth-provider';
-import type { OAuthOptions, OAuthProviderExtension, Scope } from '@better-auth/oauth-provider';
+import type { OAuthOptions, Scope } from '@better-auth/oauth-provider';
 import type { Logger } from '@simrs/platform/logger';
-import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
-import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
-import { z } from 'zod';
-import type { Admin } from './admin.ts';
-import { PAGES } from './auth.ts';
-import type { Config } from './config.ts';
-import type { Directory } from './directory.ts';
-import { HTTP_STATUS, IdentityError } from './errors.ts';
-import { hmac } from './keys.ts';
-import type { Keys } from './keys.ts';
-import type { Limits } from './limits.ts';
+import type { Config } from '../config.ts';
+import type { Directory } from '../directory/index.ts';
+import type { Keys } from '../keys/index.ts';
+import type { Revocations } from '../sessions/index.ts';
+import { clientIp, limited } from '../signin/index.ts';
+import type { Ctx, Limits } from '../signin/index.ts';
 import type { OAuthClients } from './oauth-clients.ts';
-import { clientIp, limited } from './plugin.ts';
-import type { Ctx } from './plugin.ts';
 import { CLIENT_BASE_SCOPES, TOKEN_PREFIX } from './registration-tokens.ts';
 import type { RegistrationGrant, RegistrationTokens } from './registration-tokens.ts';
-import type { Revocations } from './revocations.ts';
-
-export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'offline_access', SCOPE_READ, SCOPE_WRITE];
-
-/** What the consent and device pages say each scope lets the application do. */
-export const SCOPE_DESCRIPTIONS: Record<string, string> = {
-  openid: 'Know who you are (your SIMRS account id)',
-  profile: 'See your name',
-  email: 'See your e-mail address',
-  offline_access: 'Stay connected while you are away (refresh tokens)',
-  [SCOPE_READ]: "Read your hospital's records (patients), as your role allows",
-  [SCOPE_WRITE]: "Create and change your hospital's records, as your role allows",
-};
+import { bearer, decodePayload, DEVICE_CODE_GRANT, hashOAuthToken, isPlainObject, oauthError } from './tokens.ts';
+import type { Handover } from './tokens.ts';
 
 export interface OAuthDeps {
   config: Config;
@@ -55,143 +29,27 @@ export interface OAuthDeps {
   revocations: Revocations;
   registrationTokens: RegistrationTokens;
   oauthClients: OAuthClients;
-  admin: () => Admin;
   log: Logger;
 }
 
-/** Keyed hash under which authorization codes, refresh tokens and device codes are stored. */
-export const hashOAuthToken = (keys: Keys, token: string, type: string) => hmac(keys.oauthToken, `${type}:${token}`);
+/** What the provider options hand over to the hooks (provider.ts fills both). */
+export interface OAuthState {
+  /** Registration tokens consumed by a registration in flight, by token. */
+  registrations: Handover<RegistrationGrant>;
+  /** Device codes as handed to the device (raw), by the keyed hash that is stored. */
+  deviceCodes: Handover<string>;
+}
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const returnedError = (ctx: Ctx) => {
   const returned = ctx.context.returned;
   return returned instanceof Error || !isPlainObject(returned) ? undefined : returned;
 };
-
-/** A bounded, short-lived map that hands state from a before hook to the code that runs after it. */
-class Handover<T> {
-  private readonly entries = new Map<string, { value: T; at: number }>();
-  set(key: string, value: T): void {
-    if (this.entries.size > 10_000) this.sweep();
-    this.entries.set(key, { value, at: Date.now() });
-  }
-  get(key: string): T | undefined {
-    return this.entries.get(key)?.value;
-  }
-  take(key: string): T | undefined {
-    const entry = this.entries.get(key);
-    this.entries.delete(key);
-    return entry?.value;
-  }
-  private sweep(): void {
-    const cutoff = Date.now() - 60_000;
-    for (const [key, entry] of this.entries) if (entry.at < cutoff) this.entries.delete(key);
-  }
-}
-
-function bearer(headers: Headers | undefined): string | undefined {
-  const value = headers?.get('authorization');
-  const match = value ? /^Bearer +(\S+)$/i.exec(value) : null;
-  return match?.[1];
-}
 
 /** The oauth-provider plugin's resolved options (its defaults applied), for its server-side API. */
 function providerOptions(ctx: Ctx): OAuthOptions<Scope[]> {
   const plugin = (ctx.context as unknown as { getPlugin(id: string): { options?: OAuthOptions<Scope[]> } | undefined }).getPlugin('oauth-provider');
   if (!plugin?.options) throw new APIError('INTERNAL_SERVER_ERROR', { error: 'server_error', error_description: 'oauth provider missing' });
   return plugin.options;
-}
-
-const oauthError = (status: 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN', error: string, description: string, headers?: Record<string, string>) =>
-  new APIError(status, { error, error_description: description }, headers);
-
-/** The SIMRS rules for the OAuth provider; `state` is shared with the hooks of `oauthPlugin`. */
-export function createOAuth(deps: OAuthDeps) {
-  const { config, keys } = deps;
-  const audience = config.API_AUDIENCE;
-  /** Registration tokens consumed by a registration in flight, by token. */
-  const registrations = new Handover<RegistrationGrant>();
-  /** Device codes as handed to the device (raw), by the keyed hash that is stored. */
-  const deviceCodes = new Handover<string>();
-
-  const claimsExtension: OAuthProviderExtension = {
-    claims: {
-      // Every access token names the user's tenant and role; none is issued to a deactivated user or
-      // for a client of another tenant (this covers the code, refresh and device grants alike).
-      async accessToken({ user, client }) {
-        if (!user) throw oauthError('BAD_REQUEST', 'unauthorized_client', 'tokens are issued for users only');
-        const u = user as Record<string, unknown>;
-        if (u.active !== true) throw oauthError('BAD_REQUEST', 'invalid_grant', 'the account is deactivated');
-        if (!client.referenceId || client.referenceId !== u.tenantId)
-          throw oauthError('BAD_REQUEST', 'invalid_grant', "the client does not belong to the user's hospital");
-        return { [TENANT_CLAIM]: u.tenantId, [ROLE_CLAIM]: u.role };
-      },
-      async idToken({ user }) {
-        const u = (user ?? {}) as Record<string, unknown>;
-        return { [TENANT_CLAIM]: u.tenantId, [ROLE_CLAIM]: u.role };
-      },
-      async userInfo({ user }) {
-        return { [TENANT_CLAIM]: user.tenantId, [ROLE_CLAIM]: user.role };
-      },
-    },
-  };
-
-  const providerOptionsInput = {
-    loginPage: PAGES.signIn,
-    consentPage: PAGES.consent,
-    scopes: OAUTH_SCOPES,
-    clientRegistrationDefaultScopes: [...CLIENT_BASE_SCOPES],
-    clientRegistrationAllowedScopes: [SCOPE_WRITE],
-    allowDynamicClientRegistration: true,
-    allowUnauthenticatedClientRegistration: false,
-    validateInitialAccessToken: ({ initialAccessToken }: { initialAccessToken: string }) => {
-      const grant = registrations.get(initialAccessToken);
-      return grant ? { referenceId: grant.tenantId } : false;
-    },
-    // A session may register clients only when it is an active tenant administrator's; the client then
-    // belongs to that administrator's tenant. Nothing else of the client API is offered (http.ts).
-    clientPrivileges: ({ action, user }: { action: string; user?: Record<string, unknown> }) =>
-      action === 'create' && user?.role === 'tenant_admin' && user.active === true,
-    clientReference: ({ user }: { user?: Record<string, unknown> }) => (typeof user?.tenantId === 'string' ? user.tenantId : undefined),
-    grantTypes: ['authorization_code', 'refresh_token'],
-    accessTokenExpiresIn: config.ACCESS_TOKEN_TTL_SECONDS,
-    refreshTokenExpiresIn: config.REFRESH_TOKEN_TTL_SECONDS,
-    resources: [{ identifier: audience, name: 'SIMRS API', accessTokenTtl: config.ACCESS_TOKEN_TTL_SECONDS }],
-    resourceSeedMode: 'overwrite' as const,
-    // The one resource is configuration, not data: no database read per token for it. Every client is
-    // linked to it at registration, so the per-client link is not read back on each token either.
-    cachedResources: new Set([audience]),
-    enforcePerClientResources: false,
-    clientRegistrationDefaultResources: [audience],
-    storeTokens: { hash: (token: string, type: string) => hashOAuthToken(keys, token, type) },
-    extensions: [claimsExtension],
-    advertisedMetadata: {
-      claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'sid', 'scope', 'azp', 'name', 'email', 'email_verified', TENANT_CLAIM, ROLE_CLAIM],
-    },
-    rateLimit: {
-      token: { window: 60, max: config.TOKEN_LIMIT_PER_IP_PER_MINUTE },
-      authorize: { window: 60, max: 120 },
-      introspect: { window: 60, max: config.TOKEN_LIMIT_PER_IP_PER_MINUTE },
-      revoke: { window: 60, max: 120 },
-      register: { window: 60, max: 30 },
-      userinfo: { window: 60, max: 600 },
-    },
-  };
-
-  const deviceOptions = {
-    verificationUri: `${config.PUBLIC_URL}${PAGES.device}`,
-    expiresIn: `${config.DEVICE_CODE_TTL_SECONDS}s` as `${number}s`,
-    interval: `${config.DEVICE_POLL_INTERVAL_SECONDS}s` as `${number}s`,
-    // The device gets a random code; Postgres keeps only its keyed hash (swapped back in the answer).
-    generateDeviceCode: () => {
-      const raw = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
-      const stored = hashOAuthToken(keys, raw, 'device_code');
-      deviceCodes.set(stored, raw);
-      return stored;
-    },
-  };
-
-  return { providerOptions: providerOptionsInput, deviceOptions, plugin: oauthPlugin(deps, { registrations, deviceCodes }) };
 }
 
 /** A device code record by what a person typed (case and separators ignored, as Better Auth does). */
@@ -201,7 +59,7 @@ async function findDeviceCode(ctx: Ctx, userCode: string): Promise<Record<string
   return ctx.context.adapter.findOne<Record<string, unknown>>({ model: 'deviceCode', where: [{ field: 'userCode', value: normalized }] });
 }
 
-function oauthPlugin(deps: OAuthDeps, state: { registrations: Handover<RegistrationGrant>; deviceCodes: Handover<string> }) {
+export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
   const { config, keys, registrationTokens, oauthClients, revocations, log } = deps;
   const { registrations, deviceCodes } = state;
   const audience = config.API_AUDIENCE;
@@ -387,39 +245,9 @@ function oauthPlugin(deps: OAuthDeps, state: { registrations: Handover<Registrat
   }
 
   const matches = (path: string) => (ctx: { path?: string }) => ctx.path === path;
-  const admin = async <T>(run: () => Promise<T>): Promise<T> => {
-    try {
-      return await run();
-    } catch (err) {
-      if (err instanceof IdentityError) throw new APIError(HTTP_STATUS[err.kind], { code: err.kind.toUpperCase(), message: err.message });
-      throw err;
-    }
-  };
 
   return {
     id: 'simrs-oauth',
-    endpoints: {
-      // A tenant administrator's session issues initial access tokens (the CLI does the same over gRPC).
-      tenantRegistrationToken: createAuthEndpoint(
-        '/tenant/registration-tokens',
-        {
-          method: 'POST',
-          use: [sessionMiddleware],
-          body: z.object({ allowWrite: z.boolean().optional(), ttlSeconds: z.number().int().positive().optional() }),
-        },
-        async (ctx) => {
-          const issued = await admin(() =>
-            deps.admin().issueRegistrationToken({ userId: ctx.context.session.user.id }, { allowWrite: ctx.body.allowWrite === true, ttlSeconds: ctx.body.ttlSeconds }),
-          );
-          ctx.setHeader('Cache-Control', 'no-store');
-          return ctx.json({ token: issued.token, tenantId: issued.tenantId, scopes: issued.scopes, expiresAt: new Date(issued.expiresAt).toISOString() });
-        },
-      ),
-      tenantOAuthClients: createAuthEndpoint('/tenant/oauth-clients', { method: 'GET', use: [sessionMiddleware] }, async (ctx) => {
-        const clients = await admin(() => deps.admin().listOAuthClients({ userId: ctx.context.session.user.id }));
-        return ctx.json({ clients });
-      }),
-    },
     hooks: {
       before: [
         { matcher: matches('/oauth2/register'), handler: createAuthMiddleware(beforeRegister) },
@@ -447,14 +275,4 @@ function oauthPlugin(deps: OAuthDeps, state: { registrations: Handover<Registrat
       ],
     },
   } satisfies BetterAuthPlugin;
-}
-
-/** The payload of a compact JWS, unverified (the caller has verified it or only reads ids from it). */
-export function decodePayload(token: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as unknown;
-    return isPlainObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -5,7 +5,7 @@
 // Stored through the keyed-hash storage, so Redis holds neither the token nor who issued it.
 import { randomBytes } from 'node:crypto';
 import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
-import type { IdentityStorage } from './storage.ts';
+import type { IdentityStorage } from '../sessions/index.ts';
 
 /** What every registered client may ask for; `simrs:write` only when an administrator allows it. */
 export const CLIENT_BASE_SCOPES = ['openid', 'profile', 'email', 'offline_access', SCOPE_READ] as const;

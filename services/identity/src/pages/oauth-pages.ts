@@ -4,11 +4,29 @@
 // what it asks for; approve or deny). Rendered here from identity's own data, so what the page shows
 // never comes from the query string; the decisions go to Better Auth's endpoints from a small script.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PAGES } from './auth.ts';
-import type { Directory, DirectoryUser } from './directory.ts';
-import { SCOPE_DESCRIPTIONS } from './oauth.ts';
-import type { OAuthClientInfo } from './oauth-clients.ts';
-import { escape, layout } from './pages.ts';
+import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
+import type { Directory, DirectoryUser } from '../directory/index.ts';
+import { escape, layout } from './layout.ts';
+import { PAGES } from './paths.ts';
+
+/** What the consent and device pages say each scope lets the application do. */
+export const SCOPE_DESCRIPTIONS: Record<string, string> = {
+  openid: 'Know who you are (your SIMRS account id)',
+  profile: 'See your name',
+  email: 'See your e-mail address',
+  offline_access: 'Stay connected while you are away (refresh tokens)',
+  [SCOPE_READ]: "Read your hospital's records (patients), as your role allows",
+  [SCOPE_WRITE]: "Create and change your hospital's records, as your role allows",
+};
+
+/** What the pages show of an OAuth client (the fields of oauth's OAuthClientInfo they read). */
+export interface PageClient {
+  clientId: string;
+  name: string | null;
+  /** The tenant the client belongs to (set at registration). */
+  tenantId: string | null;
+  disabled: boolean;
+}
 
 export type DeviceLookup =
   | { ok: true; status: string; clientId?: string; scope?: string }
@@ -17,7 +35,7 @@ export type DeviceLookup =
 export interface OAuthPageDeps {
   directory: Directory;
   currentUser(headers: Headers): Promise<{ id: string } | undefined>;
-  oauthClients: { find(clientId: string): Promise<OAuthClientInfo | undefined> };
+  oauthClients: { find(clientId: string): Promise<PageClient | undefined> };
   /** Better Auth's device verification for this browser (binds an unclaimed code to the signed-in user). */
   verifyDeviceCode(headers: Headers, userCode: string): Promise<DeviceLookup>;
 }
@@ -47,7 +65,7 @@ function scopeList(scopes: string[]): string {
   return `<ul id="scope-list">\n${items}\n</ul>`;
 }
 
-function clientName(client: OAuthClientInfo): string {
+function clientName(client: PageClient): string {
   return client.name?.trim() || `Application ${client.clientId.slice(0, 8)}`;
 }
 

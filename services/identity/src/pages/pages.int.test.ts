@@ -7,8 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { waitFor } from '@simrs/platform/testing';
-import { otpFrom, startFixture } from './test-harness.ts';
-import type { Fixture } from './test-harness.ts';
+import { otpFrom, startFixture } from '../testing/index.ts';
+import type { Fixture } from '../testing/index.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];

@@ -8,10 +8,11 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ROLE_LABELS, ROLES } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
-import { PAGES } from './auth.ts';
-import type { Directory } from './directory.ts';
+import type { Directory } from '../directory/index.ts';
+import { escape, layout } from './layout.ts';
 import { oauthPages } from './oauth-pages.ts';
 import type { OAuthPageDeps } from './oauth-pages.ts';
+import { PAGES } from './paths.ts';
 
 const ASSETS: Record<string, string> = {
   'style.css': 'text/css; charset=utf-8',
@@ -22,32 +23,11 @@ const ASSETS: Record<string, string> = {
   'consent.js': 'text/javascript; charset=utf-8',
   'device.js': 'text/javascript; charset=utf-8',
 };
-const assetDir = new URL('./pages/assets/', import.meta.url);
+const assetDir = new URL('./assets/', import.meta.url);
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
   "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-export const escape = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-
-export function layout(title: string, script: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)} · SIMRS</title>
-<link rel="stylesheet" href="/auth/assets/style.css">
-<script type="module" src="/auth/assets/${script}"></script>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>`;
-}
 
 function signInPage(): string {
   return layout(

@@ -4,12 +4,11 @@ import { addService, grpc, GrpcError } from '@simrs/proto/grpc';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
 import type { UserRef } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
 import type { Logger } from '@simrs/platform/logger';
-import type { Admin } from './admin.ts';
-import type { DirectoryUser, Tenant } from './directory.ts';
-import { IdentityError } from './errors.ts';
-import type { ErrorKind } from './errors.ts';
-import { safeEqual } from './keys.ts';
-import type { Sessions } from './sessions.ts';
+import type { DirectoryUser, ErrorKind, Tenant } from '../directory/index.ts';
+import { IdentityError } from '../directory/index.ts';
+import { safeEqual } from '../keys/index.ts';
+import type { Sessions } from '../sessions/index.ts';
+import type { Admin } from '../tenants/index.ts';
 
 const STATUS: Record<ErrorKind, grpc.status> = {
   invalid: grpc.status.INVALID_ARGUMENT,

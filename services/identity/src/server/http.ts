@@ -9,12 +9,11 @@ import { normalizePath } from '@simrs/platform/redact';
 import { annotateRequest } from '@simrs/platform/spans';
 import type { Checks } from '@simrs/platform/health';
 import type { Logger } from '@simrs/platform/logger';
-import { API_SCOPES } from '@simrs/contracts/oauth';
-import { BASE_PATH } from './auth.ts';
+import { API_SCOPES, AUTH_BASE_PATH } from '@simrs/contracts/oauth';
+import type { Config } from '../config.ts';
+import type { Pages } from '../pages/index.ts';
+import { PASSWORD_PATHS, SIGN_UP_DISABLED } from '../signin/index.ts';
 import { observeAuthResponse } from './metrics.ts';
-import type { Config } from './config.ts';
-import type { Pages } from './pages.ts';
-import { PASSWORD_PATHS, SIGN_UP_DISABLED } from './plugin.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -43,7 +42,7 @@ const EXACT = new Set([
   '/tenant/deactivate-user',
   '/tenant/reactivate-user',
   '/jwks',
-  // The OAuth 2.0 / OIDC provider (oauth.ts). Better Auth's client-management, consent-management,
+  // The OAuth 2.0 / OIDC provider (oauth/). Better Auth's client-management, consent-management,
   // resource-admin and session-token device routes are not offered.
   '/.well-known/openid-configuration',
   '/.well-known/oauth-authorization-server',
@@ -65,7 +64,7 @@ const EXACT = new Set([
   '/tenant/oauth-clients',
   '/ok',
   '/error',
-  // Answered by Better Auth as disabled (plugin.ts), so that callers get a clear reason.
+  // Answered by Better Auth as disabled (signin/plugin.ts), so that callers get a clear reason.
   ...PASSWORD_PATHS,
 ]);
 export function isOffered(path: string): boolean {
@@ -78,9 +77,9 @@ export function isOffered(path: string): boolean {
  */
 const ROOT_METADATA: Record<string, string> = {
   '/.well-known/oauth-authorization-server': '/.well-known/oauth-authorization-server',
-  [`/.well-known/oauth-authorization-server${BASE_PATH}`]: '/.well-known/oauth-authorization-server',
+  [`/.well-known/oauth-authorization-server${AUTH_BASE_PATH}`]: '/.well-known/oauth-authorization-server',
   '/.well-known/openid-configuration': '/.well-known/openid-configuration',
-  [`/.well-known/openid-configuration${BASE_PATH}`]: '/.well-known/openid-configuration',
+  [`/.well-known/openid-configuration${AUTH_BASE_PATH}`]: '/.well-known/openid-configuration',
 };
 const PROTECTED_RESOURCE_METADATA = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api'];
 
@@ -120,7 +119,7 @@ export function createHttpServer(deps: HttpDeps): Server {
     res.end(
       JSON.stringify({
         resource: config.API_AUDIENCE,
-        authorization_servers: [`${config.PUBLIC_URL}${BASE_PATH}`],
+        authorization_servers: [`${config.PUBLIC_URL}${AUTH_BASE_PATH}`],
         scopes_supported: [...API_SCOPES],
         bearer_methods_supported: ['header'],
         resource_name: 'SIMRS API',
@@ -132,7 +131,7 @@ export function createHttpServer(deps: HttpDeps): Server {
     // Every sign-up route, existing in Better Auth or not, answers the same refusal.
     if (sub === '/sign-up' || sub.startsWith('/sign-up/')) return json(res, 403, SIGN_UP_DISABLED);
     if (!isOffered(sub)) return json(res, 404, { code: 'NOT_FOUND', message: 'Not found' });
-    annotateRequest(req, { route: `${BASE_PATH}${normalizePath(sub)}` });
+    annotateRequest(req, { route: `${AUTH_BASE_PATH}${normalizePath(sub)}` });
     const method = req.method ?? 'GET';
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
@@ -167,9 +166,9 @@ export function createHttpServer(deps: HttpDeps): Server {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       const work = async () => {
         if (health(req, res)) return;
-        if (path.startsWith(`${BASE_PATH}/`)) return toBetterAuth(req, res, path.slice(BASE_PATH.length));
+        if (path.startsWith(`${AUTH_BASE_PATH}/`)) return toBetterAuth(req, res, path.slice(AUTH_BASE_PATH.length));
         const metadata = ROOT_METADATA[path];
-        if (metadata) return toBetterAuth(req, res, metadata, `${BASE_PATH}${metadata}`);
+        if (metadata) return toBetterAuth(req, res, metadata, `${AUTH_BASE_PATH}${metadata}`);
         if (PROTECTED_RESOURCE_METADATA.includes(path)) return protectedResource(res);
         if (path === '/auth' || path.startsWith('/auth/')) {
           annotateRequest(req, { route: normalizePath(path) });

@@ -8,8 +8,8 @@ import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb'
 import { decodeRevocation, REVOCATION_CHANNEL } from '@simrs/contracts/revocation';
 import type { Revocation } from '@simrs/contracts/revocation';
 import { waitFor } from '@simrs/platform/testing';
-import { signInWithOtp, startFixture } from './test-harness.ts';
-import type { Client, Fixture } from './test-harness.ts';
+import { signInWithOtp, startFixture } from '../testing/index.ts';
+import type { Client, Fixture } from '../testing/index.ts';
 
 const COOKIE = 'simrs.session_token';
 const identityClient = (address: string) => createClient(IdentityService, address);

@@ -3,9 +3,9 @@ import { createHmac } from 'node:crypto';
 import type { AuthContext } from '@better-auth/core';
 import { isRole, SESSION_SCOPES } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
-import type { Directory } from './directory.ts';
-import { IdentityError } from './errors.ts';
-import { safeEqual } from './keys.ts';
+import type { Directory } from '../directory/index.ts';
+import { IdentityError } from '../directory/index.ts';
+import { safeEqual } from '../keys/index.ts';
 import type { Revocations } from './revocations.ts';
 import type { IdentityStorage } from './storage.ts';
 

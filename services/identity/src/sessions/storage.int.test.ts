@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { deriveKeys } from './keys.ts';
+import { deriveKeys } from '../keys/index.ts';
+import { startRedis } from '../testing/index.ts';
+import type { RedisServer } from '../testing/index.ts';
 import { createIdentityStorage, KEY_PREFIX } from './storage.ts';
 import type { IdentityStorage } from './storage.ts';
-import { startRedis } from './test-harness.ts';
-import type { RedisServer } from './test-harness.ts';
 
 describe('identity storage', () => {
   let redis: RedisServer;

@@ -9,8 +9,8 @@
 // which closes the race between revoking every session of a user and a cache write in flight.
 import type { SecondaryStorage } from '@better-auth/core/db';
 import type { Redis } from 'ioredis';
-import { hmac, isSealed, open, seal } from './keys.ts';
-import type { Keys } from './keys.ts';
+import { hmac, isSealed, open, seal } from '../keys/index.ts';
+import type { Keys } from '../keys/index.ts';
 
 export const KEY_PREFIX = 'simrs:id:';
 

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { linkFrom, otpFrom, startFixture } from './test-harness.ts';
-import type { Fixture } from './test-harness.ts';
+import { linkFrom, otpFrom, startFixture } from '../testing/index.ts';
+import type { Fixture } from '../testing/index.ts';
 
 describe('expiry', () => {
   let f: Fixture;

@@ -11,9 +11,9 @@
 // sees at most twice the hourly figure, and never more than the daily one.
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
-import { OTP_ATTEMPTS } from './config.ts';
-import type { Config } from './config.ts';
-import { hmac } from './keys.ts';
+import { OTP_ATTEMPTS } from '../config.ts';
+import type { Config } from '../config.ts';
+import { hmac } from '../keys/index.ts';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;

@@ -6,13 +6,13 @@
 import type { BetterAuthPlugin } from 'better-auth';
 import { APIError, createAuthMiddleware, getIP, getSessionFromCtx } from 'better-auth/api';
 import type { Logger } from '@simrs/platform/logger';
-import type { Config } from './config.ts';
-import type { Directory } from './directory.ts';
-import { normalizeEmail } from './directory.ts';
+import type { Config } from '../config.ts';
+import type { Directory } from '../directory/index.ts';
+import { normalizeEmail } from '../directory/index.ts';
+import type { Mailer } from '../mail/index.ts';
+import { shapeAuthenticationOptions } from '../passkeys/index.ts';
 import { LimiterUnavailable, RateLimited } from './limits.ts';
 import type { Limits } from './limits.ts';
-import type { Mailer } from './mailer.ts';
-import { shapeAuthenticationOptions } from './webauthn.ts';
 
 export interface PluginDeps {
   config: Config;

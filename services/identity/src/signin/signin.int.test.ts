@@ -5,10 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { createClient } from '@simrs/proto/grpc';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
-import { deriveKeys, hmac } from './keys.ts';
-import { KEY_PREFIX } from './storage.ts';
-import { linkFrom, otpFrom, signInWithOtp, startFixture } from './test-harness.ts';
-import type { Client, Fixture } from './test-harness.ts';
+import { deriveKeys, hmac } from '../keys/index.ts';
+import { KEY_PREFIX } from '../sessions/index.ts';
+import { linkFrom, otpFrom, signInWithOtp, startFixture } from '../testing/index.ts';
+import type { Client, Fixture } from '../testing/index.ts';
 
 const COOKIE = 'simrs.session_token';
 

@@ -1,12 +1,13 @@
 // HTTP endpoints for the account page, under /api/auth: the signed-in user's own sessions (without
 // their tokens, unlike Better Auth's list-sessions) and, for tenant administrators, their tenant's
-// users. The same operations as the gRPC admin API, with the session's user as the acting admin.
+// users, initial access tokens for registering OAuth clients, and the tenant's OAuth clients. The same
+// operations as the gRPC admin API, with the session's user as the acting admin.
 import type { BetterAuthPlugin } from 'better-auth';
 import { APIError, createAuthEndpoint, sessionMiddleware } from 'better-auth/api';
 import { z } from 'zod';
+import type { DirectoryUser } from '../directory/index.ts';
+import { HTTP_STATUS, IdentityError } from '../directory/index.ts';
 import type { Admin } from './admin.ts';
-import type { DirectoryUser } from './directory.ts';
-import { HTTP_STATUS, IdentityError } from './errors.ts';
 
 export function publicUser(user: DirectoryUser) {
   return {
@@ -108,6 +109,26 @@ export function accountPlugin(deps: { admin: () => Admin }) {
           return ctx.json({ user: publicUser(user) });
         },
       ),
+      // A tenant administrator's session issues initial access tokens (the CLI does the same over gRPC).
+      tenantRegistrationToken: createAuthEndpoint(
+        '/tenant/registration-tokens',
+        {
+          method: 'POST',
+          use: [sessionMiddleware],
+          body: z.object({ allowWrite: z.boolean().optional(), ttlSeconds: z.number().int().positive().optional() }),
+        },
+        async (ctx) => {
+          const issued = await answer(() =>
+            deps.admin().issueRegistrationToken({ userId: ctx.context.session.user.id }, { allowWrite: ctx.body.allowWrite === true, ttlSeconds: ctx.body.ttlSeconds }),
+          );
+          ctx.setHeader('Cache-Control', 'no-store');
+          return ctx.json({ token: issued.token, tenantId: issued.tenantId, scopes: issued.scopes, expiresAt: new Date(issued.expiresAt).toISOString() });
+        },
+      ),
+      tenantOAuthClients: createAuthEndpoint('/tenant/oauth-clients', { method: 'GET', use: [sessionMiddleware] }, async (ctx) => {
+        const clients = await answer(() => deps.admin().listOAuthClients({ userId: ctx.context.session.user.id }));
+        return ctx.json({ clients });
+      }),
     },
   } satisfies BetterAuthPlugin;
 }

@@ -3,11 +3,9 @@
 // so the CLI) and by the account page's HTTP endpoints.
 import { isRole, ROLES } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
-import type { Directory, DirectoryUser, Tenant } from './directory.ts';
-import { normalizeEmail } from './directory.ts';
-import { IdentityError } from './errors.ts';
-import type { OAuthClientInfo, OAuthClients } from './oauth-clients.ts';
-import type { IssuedRegistrationToken, RegistrationTokens } from './registration-tokens.ts';
+import type { Directory, DirectoryUser, Tenant } from '../directory/index.ts';
+import { IdentityError, normalizeEmail } from '../directory/index.ts';
+import type { IssuedRegistrationToken, OAuthClientInfo, OAuthClients, RegistrationTokens } from '../oauth/index.ts';
 
 /** A user named by id or, for people at a terminal, by e-mail address. */
 export interface UserRef {

@@ -3,12 +3,14 @@
 // verification record in the exact form the magic-link plugin consumes, so opening it signs the
 // invitee in through the plugin's own verify endpoint and lands on the account page.
 import { randomBytes } from 'node:crypto';
-import { BASE_PATH, hashMagicLinkToken, PAGES } from './auth.ts';
-import type { Config } from './config.ts';
-import type { DirectoryUser, Tenant } from './directory.ts';
-import type { Keys } from './keys.ts';
-import type { Mailer } from './mailer.ts';
-import type { AuthInternals } from './sessions.ts';
+import { AUTH_BASE_PATH } from '@simrs/contracts/oauth';
+import type { Config } from '../config.ts';
+import type { DirectoryUser, Tenant } from '../directory/index.ts';
+import type { Keys } from '../keys/index.ts';
+import type { Mailer } from '../mail/index.ts';
+import { PAGES } from '../pages/index.ts';
+import type { AuthInternals } from '../sessions/index.ts';
+import { hashMagicLinkToken } from '../signin/index.ts';
 
 export interface InvitationDeps {
   config: Pick<Config, 'PUBLIC_URL' | 'INVITATION_TTL_SECONDS'>;
@@ -26,7 +28,7 @@ export function createInviter(deps: InvitationDeps) {
       value: JSON.stringify({ email: user.email, name: user.name }),
       expiresAt: new Date(Date.now() + deps.config.INVITATION_TTL_SECONDS * 1000),
     });
-    const url = new URL(`${deps.config.PUBLIC_URL}${BASE_PATH}/magic-link/verify`);
+    const url = new URL(`${deps.config.PUBLIC_URL}${AUTH_BASE_PATH}/magic-link/verify`);
     url.searchParams.set('token', token);
     url.searchParams.set('callbackURL', `${deps.config.PUBLIC_URL}${PAGES.account}`);
     url.searchParams.set('errorCallbackURL', `${deps.config.PUBLIC_URL}${PAGES.signIn}`);

@@ -1,6 +1,7 @@
 // Integration-test fixture for identity: a throwaway Postgres database, a private redis-server, a real
 // SMTP peer (smtp-server, parsed with postal-mime), the real notifier process and the real identity
-// process. Everything is torn down in reverse order. Not imported by production code.
+// process. Everything is torn down in reverse order. Not imported by production code (its own folder, so
+// that nothing the services load pulls in the test-only SMTP peer).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
