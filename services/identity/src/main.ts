@@ -97,7 +97,12 @@ const pages = createPages({
     } catch (err) {
       if (!(err instanceof APIError)) throw err;
       const body = (err.body ?? {}) as { error?: string; code?: string; error_description?: string; message?: string };
-      return { ok: false, httpStatus: err.statusCode, error: body.error ?? body.code ?? 'invalid_request', description: body.error_description ?? body.message ?? '' };
+      return {
+        ok: false,
+        httpStatus: err.statusCode,
+        error: body.error ?? body.code ?? 'invalid_request',
+        description: body.error_description ?? body.message ?? '',
+      };
     }
   },
 });

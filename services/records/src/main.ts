@@ -28,7 +28,9 @@ try {
 observePgPool('records', pool);
 const server = createRecordsServer(config, { pool, checks: { postgres: () => pool.query('select 1') } });
 server.keepAliveTimeout = 65_000;
-server.listen(config.HTTP_PORT, config.HOST, () => log.info({ port: config.HTTP_PORT, prefix: config.INTEGRATION_PREFIX }, 'records listening'));
+server.listen(config.HTTP_PORT, config.HOST, () =>
+  log.info({ port: config.HTTP_PORT, prefix: config.INTEGRATION_PREFIX }, 'records listening'),
+);
 
 handleSignals(log);
 onShutdown('stop accepting', () => markDraining());

@@ -43,7 +43,11 @@ export interface AuthDeps {
 
 export const keySet = cachedKeySet();
 /** EdDSA signing keys; the JWKS at /api/auth/jwks. Also used to rotate keys (oauth/signing-keys.ts). */
-export const JWT_OPTIONS: JwtOptions = { jwks: { keyPairConfig: { alg: 'EdDSA', crv: 'Ed25519' } }, adapter: keySet, disableSettingJwtHeader: true };
+export const JWT_OPTIONS: JwtOptions = {
+  jwks: { keyPairConfig: { alg: 'EdDSA', crv: 'Ed25519' } },
+  adapter: keySet,
+  disableSettingJwtHeader: true,
+};
 
 export function authOptions(deps: AuthDeps) {
   const { config, directory, log } = deps;
@@ -107,7 +111,8 @@ export function authOptions(deps: AuthDeps) {
     onAPIError: {
       onError(error) {
         const status = (error as { statusCode?: number }).statusCode;
-        if (status !== undefined && status < 500) log.debug({ status, code: (error as { body?: { code?: string } }).body?.code }, 'request refused');
+        if (status !== undefined && status < 500)
+          log.debug({ status, code: (error as { body?: { code?: string } }).body?.code }, 'request refused');
         else log.error({ err: error }, 'auth request failed');
       },
     },

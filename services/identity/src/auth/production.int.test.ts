@@ -34,7 +34,8 @@ describe('https and tight limits', () => {
     const line = res.headers.getSetCookie().find((c) => c.startsWith('__Secure-simrs.session_token='));
     assert.ok(line, `set-cookie: ${res.headers.getSetCookie().join(' | ')}`);
     const attrs = line.split(';').map((a) => a.trim().toLowerCase());
-    for (const expected of ['httponly', 'secure', 'samesite=lax', 'domain=simrs.example.test', 'path=/']) assert.ok(attrs.includes(expected), `${expected} in ${line}`);
+    for (const expected of ['httponly', 'secure', 'samesite=lax', 'domain=simrs.example.test', 'path=/'])
+      assert.ok(attrs.includes(expected), `${expected} in ${line}`);
     const identity = createClient(IdentityService, f.grpcAddress);
     try {
       const value = browser.cookies.get('__Secure-simrs.session_token')!;
@@ -43,14 +44,18 @@ describe('https and tight limits', () => {
       identity.close();
     }
     // An allow-listed origin other than the public URL is trusted too.
-    const fromDashboard = await browser.fetch('/api/auth/update-session', { body: { theme: 'dark' }, headers: { origin: 'https://dashboard.simrs.example.test' } });
+    const fromDashboard = await browser.fetch('/api/auth/update-session', {
+      body: { theme: 'dark' },
+      headers: { origin: 'https://dashboard.simrs.example.test' },
+    });
     assert.equal(fromDashboard.status, 200);
   });
 
   test('sends per client IP are limited whatever the address', async () => {
     const client = f.client();
     const statuses = [];
-    for (const user of ['a', 'b', 'c', 'd', 'e']) statuses.push((await client.post('/api/auth/sign-in/magic-link', { email: `${user}@elsewhere.test` })).status);
+    for (const user of ['a', 'b', 'c', 'd', 'e'])
+      statuses.push((await client.post('/api/auth/sign-in/magic-link', { email: `${user}@elsewhere.test` })).status);
     assert.deepEqual(statuses, [200, 200, 200, 200, 429]);
   });
 
@@ -61,7 +66,10 @@ describe('https and tight limits', () => {
       assert.equal((await f.client().post('/api/auth/email-otp/send-verification-otp', { email, type: 'sign-in' })).status, 200);
       for (let i = 0; i < 3; i++) statuses.push((await f.client().post('/api/auth/sign-in/email-otp', { email, otp: '000000' })).status);
     }
-    assert.ok(statuses.every((s) => s === 400 || s === 403), `wrong codes: ${statuses}`);
+    assert.ok(
+      statuses.every((s) => s === 400 || s === 403),
+      `wrong codes: ${statuses}`,
+    );
     // The send limit (2 per hour here) stops a third code, and the verify limit (3 x 2) stops guessing.
     assert.equal((await f.client().post('/api/auth/email-otp/send-verification-otp', { email, type: 'sign-in' })).status, 429);
     assert.equal((await f.client().post('/api/auth/sign-in/email-otp', { email, otp: '000000' })).status, 429);

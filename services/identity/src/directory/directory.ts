@@ -35,7 +35,13 @@ export interface Directory {
   findUserByEmail(email: string): Promise<DirectoryUser | undefined>;
   listUsers(tenantId: string): Promise<DirectoryUser[]>;
   /** Undefined when the address is taken already. */
-  createUser(user: { tenantId: string; email: string; name?: string; role: Role; emailVerified?: boolean }): Promise<DirectoryUser | undefined>;
+  createUser(user: {
+    tenantId: string;
+    email: string;
+    name?: string;
+    role: Role;
+    emailVerified?: boolean;
+  }): Promise<DirectoryUser | undefined>;
   setRole(userId: string, role: Role): Promise<DirectoryUser | undefined>;
   setActive(userId: string, active: boolean): Promise<DirectoryUser | undefined>;
   countActiveAdmins(tenantId: string): Promise<number>;
@@ -70,7 +76,8 @@ export function createDirectory(pool: Pool): Directory {
         [randomUUID(), name, email, user.emailVerified ?? false, user.tenantId, user.role],
       );
     },
-    setRole: (userId, role) => one(`update "user" set role = $2, "updatedAt" = now() where id = $1 returning ${USER_COLUMNS}`, [userId, role]),
+    setRole: (userId, role) =>
+      one(`update "user" set role = $2, "updatedAt" = now() where id = $1 returning ${USER_COLUMNS}`, [userId, role]),
     setActive: (userId, active) =>
       one(`update "user" set active = $2, "updatedAt" = now() where id = $1 returning ${USER_COLUMNS}`, [userId, active]),
     async countActiveAdmins(tenantId) {

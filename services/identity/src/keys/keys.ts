@@ -16,7 +16,9 @@ export interface Keys {
 }
 
 function derive(secret: string, label: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.from('simrs-identity', 'utf8'), Buffer.from(label, 'utf8'), 32));
+  return Buffer.from(
+    hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.from('simrs-identity', 'utf8'), Buffer.from(label, 'utf8'), 32),
+  );
 }
 
 /** `redisKeySecret` defaults to AUTH_SECRET; the labels keep the derived keys independent anyway. */

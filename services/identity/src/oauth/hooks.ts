@@ -47,7 +47,9 @@ const returnedError = (ctx: Ctx) => {
 
 /** The oauth-provider plugin's resolved options (its defaults applied), for its server-side API. */
 function providerOptions(ctx: Ctx): OAuthOptions<Scope[]> {
-  const plugin = (ctx.context as unknown as { getPlugin(id: string): { options?: OAuthOptions<Scope[]> } | undefined }).getPlugin('oauth-provider');
+  const plugin = (ctx.context as unknown as { getPlugin(id: string): { options?: OAuthOptions<Scope[]> } | undefined }).getPlugin(
+    'oauth-provider',
+  );
   if (!plugin?.options) throw new APIError('INTERNAL_SERVER_ERROR', { error: 'server_error', error_description: 'oauth provider missing' });
   return plugin.options;
 }
@@ -77,13 +79,20 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
     const token = bearer(ctx.headers);
     if (!token) return; // the endpoint answers 401
     const grant = token.startsWith(TOKEN_PREFIX) ? await registrationTokens.consume(token) : undefined;
-    if (!grant) throw oauthError('UNAUTHORIZED', 'invalid_token', 'Invalid initial access token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    if (!grant)
+      throw oauthError('UNAUTHORIZED', 'invalid_token', 'Invalid initial access token', {
+        'WWW-Authenticate': 'Bearer error="invalid_token"',
+      });
     const body = isPlainObject(ctx.body) ? ctx.body : {};
     const requested = typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [];
     const refused = requested.filter((s) => !grant.scopes.includes(s));
     if (refused.length) {
       await registrationTokens.restore(token, grant);
-      throw oauthError('BAD_REQUEST', 'invalid_client_metadata', `the registration token does not allow the scope(s): ${refused.join(', ')}`);
+      throw oauthError(
+        'BAD_REQUEST',
+        'invalid_client_metadata',
+        `the registration token does not allow the scope(s): ${refused.join(', ')}`,
+      );
     }
     registrations.set(token, grant);
   }
@@ -101,7 +110,10 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
     const requested = typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [];
     const scopes = requested.length ? [...new Set(requested)] : grant ? grant.scopes : [...CLIENT_BASE_SCOPES];
     await oauthClients.completeRegistration(created.client_id, scopes);
-    log.info({ clientId: created.client_id, tenantId: created.reference_id ?? grant?.tenantId, scopes, by: grant ? 'token' : 'session' }, 'oauth client registered');
+    log.info(
+      { clientId: created.client_id, tenantId: created.reference_id ?? grant?.tenantId, scopes, by: grant ? 'token' : 'session' },
+      'oauth client registered',
+    );
     return ctx.json({ ...created, scope: scopes.join(' ') }, { status: 201 });
   }
 
@@ -130,9 +142,17 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
     const raw = deviceCodes.take(stored);
     const body = isPlainObject(ctx.body) ? ctx.body : {};
     if (typeof body.scope !== 'string' || !body.scope.trim()) {
-      const record = await ctx.context.adapter.findOne<{ oauthClientId?: string }>({ model: 'deviceCode', where: [{ field: 'deviceCode', value: stored }] });
+      const record = await ctx.context.adapter.findOne<{ oauthClientId?: string }>({
+        model: 'deviceCode',
+        where: [{ field: 'deviceCode', value: stored }],
+      });
       const client = record?.oauthClientId ? await oauthClients.find(record.oauthClientId) : undefined;
-      if (client) await ctx.context.adapter.update({ model: 'deviceCode', where: [{ field: 'deviceCode', value: stored }], update: { scope: client.scopes.join(' ') } });
+      if (client)
+        await ctx.context.adapter.update({
+          model: 'deviceCode',
+          where: [{ field: 'deviceCode', value: stored }],
+          update: { scope: client.scopes.join(' ') },
+        });
     }
     if (!raw) throw oauthError('BAD_REQUEST', 'server_error', 'device code unavailable, try again');
     return ctx.json({ ...answer, device_code: raw });
@@ -224,7 +244,12 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
   async function stillValid(payload: Record<string, unknown>): Promise<boolean> {
     const sub = typeof payload.sub === 'string' ? payload.sub : undefined;
     const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.client_id === 'string' ? payload.client_id : undefined;
-    const claims = { jti: typeof payload.jti === 'string' ? payload.jti : undefined, sub, clientId, iat: typeof payload.iat === 'number' ? payload.iat : undefined };
+    const claims = {
+      jti: typeof payload.jti === 'string' ? payload.jti : undefined,
+      sub,
+      clientId,
+      iat: typeof payload.iat === 'number' ? payload.iat : undefined,
+    };
     if (await revocations.isRevoked(claims)) return false;
     const user = sub ? await deps.directory.findUserById(sub) : undefined;
     return user?.active === true;
@@ -241,7 +266,9 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
     if (!token || token.split('.').length !== 3) return;
     const payload = decodePayload(token);
     if (payload && !(await stillValid(payload)))
-      throw oauthError('UNAUTHORIZED', 'invalid_token', 'the access token was revoked', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+      throw oauthError('UNAUTHORIZED', 'invalid_token', 'the access token was revoked', {
+        'WWW-Authenticate': 'Bearer error="invalid_token"',
+      });
   }
 
   const matches = (path: string) => (ctx: { path?: string }) => ctx.path === path;

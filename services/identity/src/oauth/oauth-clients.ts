@@ -57,16 +57,18 @@ export function createOAuthClients(pool: Pool) {
     },
 
     async listForTenant(tenantId: string): Promise<OAuthClientInfo[]> {
-      const { rows } = await pool.query<Row>(`select ${COLUMNS} from "oauthClient" where "referenceId" = $1 order by "createdAt"`, [tenantId]);
+      const { rows } = await pool.query<Row>(`select ${COLUMNS} from "oauthClient" where "referenceId" = $1 order by "createdAt"`, [
+        tenantId,
+      ]);
       return rows.map(toInfo);
     },
 
     /** What SIMRS decides for a client it just registered: its scopes, and that it may end the sessions it started (RP-initiated logout). */
     async completeRegistration(clientId: string, scopes: string[]): Promise<void> {
-      await pool.query(`update "oauthClient" set scopes = $2::jsonb, "enableEndSession" = true, "updatedAt" = now() where "clientId" = $1`, [
-        clientId,
-        JSON.stringify(scopes),
-      ]);
+      await pool.query(
+        `update "oauthClient" set scopes = $2::jsonb, "enableEndSession" = true, "updatedAt" = now() where "clientId" = $1`,
+        [clientId, JSON.stringify(scopes)],
+      );
     },
 
     /** Deletes every refresh token, stored access token and pending device code of the user. */

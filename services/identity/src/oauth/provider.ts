@@ -83,7 +83,21 @@ export function createOAuth(deps: OAuthDeps) {
     storeTokens: { hash: (token: string, type: string) => hashOAuthToken(keys, token, type) },
     extensions: [claimsExtension],
     advertisedMetadata: {
-      claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'sid', 'scope', 'azp', 'name', 'email', 'email_verified', TENANT_CLAIM, ROLE_CLAIM],
+      claims_supported: [
+        'sub',
+        'iss',
+        'aud',
+        'exp',
+        'iat',
+        'sid',
+        'scope',
+        'azp',
+        'name',
+        'email',
+        'email_verified',
+        TENANT_CLAIM,
+        ROLE_CLAIM,
+      ],
     },
     rateLimit: {
       token: { window: 60, max: config.TOKEN_LIMIT_PER_IP_PER_MINUTE },

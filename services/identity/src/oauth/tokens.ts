@@ -39,8 +39,12 @@ export function bearer(headers: Headers | undefined): string | undefined {
   return match?.[1];
 }
 
-export const oauthError = (status: 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN', error: string, description: string, headers?: Record<string, string>) =>
-  new APIError(status, { error, error_description: description }, headers);
+export const oauthError = (
+  status: 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN',
+  error: string,
+  description: string,
+  headers?: Record<string, string>,
+) => new APIError(status, { error, error_description: description }, headers);
 
 /** The payload of a compact JWS, unverified (the caller has verified it or only reads ids from it). */
 export function decodePayload(token: string): Record<string, unknown> | undefined {

@@ -29,8 +29,7 @@ export interface PageClient {
 }
 
 export type DeviceLookup =
-  | { ok: true; status: string; clientId?: string; scope?: string }
-  | { ok: false; httpStatus: number; error: string; description: string };
+  { ok: true; status: string; clientId?: string; scope?: string } | { ok: false; httpStatus: number; error: string; description: string };
 
 export interface OAuthPageDeps {
   directory: Directory;
@@ -81,7 +80,12 @@ export function oauthPages(deps: OAuthPageDeps, out: Responder) {
   }
 
   function message(res: ServerResponse, status: number, title: string, text: string, script = 'consent.js'): void {
-    out.send(res, status, HTML, layout(title, script, `<h1>${escape(title)}</h1>\n<p id="status" role="status" aria-live="polite" class="error">${escape(text)}</p>`));
+    out.send(
+      res,
+      status,
+      HTML,
+      layout(title, script, `<h1>${escape(title)}</h1>\n<p id="status" role="status" aria-live="polite" class="error">${escape(text)}</p>`),
+    );
   }
 
   return {
@@ -94,7 +98,12 @@ export function oauthPages(deps: OAuthPageDeps, out: Responder) {
       const clientId = url.searchParams.get('client_id');
       const client = clientId ? await deps.oauthClients.find(clientId) : undefined;
       if (!client || client.disabled || !url.searchParams.get('sig'))
-        return message(res, 400, 'Unknown application', 'This authorization request is not valid. Go back to the application and start again.');
+        return message(
+          res,
+          400,
+          'Unknown application',
+          'This authorization request is not valid. Go back to the application and start again.',
+        );
       const scopes = (url.searchParams.get('scope') ?? '').split(' ').filter(Boolean);
       const redirectUri = url.searchParams.get('redirect_uri') ?? '';
       const redirectHost = URL.canParse(redirectUri) ? new URL(redirectUri).host : '';
@@ -153,10 +162,21 @@ ${decision}`,
               : found.error === 'expired_token'
                 ? 'That code has expired. Start again on your device.'
                 : 'That code is not valid. Check it and try again.';
-        return out.send(res, found.httpStatus >= 400 ? found.httpStatus : 400, HTML, layout('Connect a device', 'device.js', form(text, true, userCode)));
+        return out.send(
+          res,
+          found.httpStatus >= 400 ? found.httpStatus : 400,
+          HTML,
+          layout('Connect a device', 'device.js', form(text, true, userCode)),
+        );
       }
       if (found.status !== 'pending')
-        return message(res, 409, 'Connect a device', 'This request was answered already. Start again on your device if you need to.', 'device.js');
+        return message(
+          res,
+          409,
+          'Connect a device',
+          'This request was answered already. Start again on your device if you need to.',
+          'device.js',
+        );
       // Better Auth names the client only to the user the code is bound to.
       const client = found.clientId ? await deps.oauthClients.find(found.clientId) : undefined;
       if (!client) return message(res, 403, 'Connect a device', 'This code is meant for another account.', 'device.js');

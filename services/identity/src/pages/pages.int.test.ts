@@ -11,7 +11,15 @@ import { otpFrom, startFixture } from '../testing/index.ts';
 import type { Fixture } from '../testing/index.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 describe('pages in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, () => {
   let f: Fixture;
@@ -29,7 +37,14 @@ describe('pages in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium at $
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('WebAuthn.enable');
     const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
     return { credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials };
   }
@@ -67,7 +82,10 @@ describe('pages in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium at $
       await route.fulfill({ response });
     });
     await Promise.all([page.waitForURL('**/auth/sign-in'), page.click('#sign-out')]);
-    assert.equal((await context.cookies()).find((c) => c.name === 'simrs.session_token'), undefined);
+    assert.equal(
+      (await context.cookies()).find((c) => c.name === 'simrs.session_token'),
+      undefined,
+    );
 
     // Conditional UI (passkeys in the e-mail field's autofill) may complete with the virtual
     // authenticator before the click lands; either path goes through verify-authentication.

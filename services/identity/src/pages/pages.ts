@@ -125,7 +125,8 @@ export function createPages(deps: PageDeps) {
 
   return {
     async serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed', { allow: 'GET, HEAD' });
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed', { allow: 'GET, HEAD' });
       if (path === '/auth' || path === '/auth/') return redirect(res, PAGES.account);
       if (path === PAGES.signIn) return send(res, 200, 'text/html; charset=utf-8', signInPage());
       if (path === PAGES.account) {

@@ -5,7 +5,10 @@ import { shapeAuthenticationOptions } from './webauthn.ts';
 
 describe('passkey authentication options', () => {
   test('every meaningful field is present, in standard form', () => {
-    const shaped = shapeAuthenticationOptions({ challenge: 'abc', rpId: 'simrs.example.org', timeout: 60000, userVerification: 'preferred' }, { id: 'simrs.example.org', name: 'SIMRS' });
+    const shaped = shapeAuthenticationOptions(
+      { challenge: 'abc', rpId: 'simrs.example.org', timeout: 60000, userVerification: 'preferred' },
+      { id: 'simrs.example.org', name: 'SIMRS' },
+    );
     assert.deepEqual(shaped, {
       challenge: 'abc',
       timeout: 60000,
@@ -19,7 +22,13 @@ describe('passkey authentication options', () => {
 
   test('transports stored empty do not become [""]', () => {
     const shaped = shapeAuthenticationOptions(
-      { challenge: 'abc', allowCredentials: [{ id: 'cred1', transports: [''] }, { id: 'cred2', transports: ['internal', 'hybrid'] }] },
+      {
+        challenge: 'abc',
+        allowCredentials: [
+          { id: 'cred1', transports: [''] },
+          { id: 'cred2', transports: ['internal', 'hybrid'] },
+        ],
+      },
       { id: 'localhost', name: 'SIMRS' },
     );
     assert.deepEqual(shaped.allowCredentials, [

@@ -28,7 +28,10 @@ describe('settings', () => {
     for (const [env, name] of cases) {
       const parsed = schema.safeParse({ ...REQUIRED_ENV, ...env });
       assert.equal(parsed.success, false, name);
-      assert.ok(parsed.error!.issues.some((i) => i.path.join('.').startsWith(name)), `${name}: ${JSON.stringify(parsed.error!.issues)}`);
+      assert.ok(
+        parsed.error!.issues.some((i) => i.path.join('.').startsWith(name)),
+        `${name}: ${JSON.stringify(parsed.error!.issues)}`,
+      );
     }
   });
 });

@@ -41,7 +41,10 @@ const ref = (r: UserRef | undefined) => (r ? { userId: r.userId || undefined, em
 /** grpc-js reports the peer as `address:port` ("127.0.0.1:5000", "::1:5000"). */
 export function isLoopback(peer: string): boolean {
   if (peer.startsWith('unix:')) return true;
-  const address = peer.replace(/^ipv[46]:/, '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  const address = peer
+    .replace(/^ipv[46]:/, '')
+    .replace(/:\d+$/, '')
+    .replace(/^\[|\]$/g, '');
   return address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.');
 }
 
@@ -57,11 +60,15 @@ export function adminAuthorizer(adminToken: string | undefined) {
       if (!presented || !safeEqual(presented, adminToken)) throw new GrpcError(grpc.status.UNAUTHENTICATED, 'admin token required');
       return;
     }
-    if (!isLoopback(call.getPeer())) throw new GrpcError(grpc.status.PERMISSION_DENIED, 'admin calls need ADMIN_API_TOKEN, or a call from loopback');
+    if (!isLoopback(call.getPeer()))
+      throw new GrpcError(grpc.status.PERMISSION_DENIED, 'admin calls need ADMIN_API_TOKEN, or a call from loopback');
   };
 }
 
-export function addIdentityService(server: grpc.Server, deps: { sessions: Sessions; admin: Admin; adminToken?: string; log: Logger }): void {
+export function addIdentityService(
+  server: grpc.Server,
+  deps: { sessions: Sessions; admin: Admin; adminToken?: string; log: Logger },
+): void {
   const { sessions, admin, log } = deps;
   const authorize = adminAuthorizer(deps.adminToken);
   addService(
@@ -83,7 +90,12 @@ export function addIdentityService(server: grpc.Server, deps: { sessions: Sessio
       },
       async createTenant(req, call) {
         authorize(call);
-        const res = await admin.createTenant({ tenantId: req.tenantId, name: req.name, adminEmail: req.adminEmail, adminName: req.adminName || undefined });
+        const res = await admin.createTenant({
+          tenantId: req.tenantId,
+          name: req.name,
+          adminEmail: req.adminEmail,
+          adminName: req.adminName || undefined,
+        });
         log.info({ tenantId: res.tenant.id, adminId: res.admin.id }, 'tenant created');
         return { tenant: tenantMessage(res.tenant), admin: userMessage(res.admin) };
       },
@@ -122,7 +134,10 @@ export function addIdentityService(server: grpc.Server, deps: { sessions: Sessio
       },
       async issueRegistrationToken(req, call) {
         authorize(call);
-        const issued = await admin.issueRegistrationToken(ref(req.actor), { allowWrite: req.allowWrite, ttlSeconds: req.ttlSeconds || undefined });
+        const issued = await admin.issueRegistrationToken(ref(req.actor), {
+          allowWrite: req.allowWrite,
+          ttlSeconds: req.ttlSeconds || undefined,
+        });
         log.info({ tenantId: issued.tenantId, issuedBy: issued.issuedBy, scopes: issued.scopes }, 'registration token issued');
         return { token: issued.token, tenantId: issued.tenantId, scopes: issued.scopes, expiresAt: timestamp(new Date(issued.expiresAt)) };
       },

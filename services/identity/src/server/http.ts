@@ -83,7 +83,16 @@ const ROOT_METADATA: Record<string, string> = {
 };
 const PROTECTED_RESOURCE_METADATA = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api'];
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+]);
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
@@ -144,7 +153,11 @@ export function createHttpServer(deps: HttpDeps): Server {
       if (!body) return json(res, 413, { code: 'PAYLOAD_TOO_LARGE', message: `At most ${MAX_BODY_BYTES} bytes.` });
     }
     // The public URL, not the Host header, is who we are (the gateway may rewrite Host).
-    const request = new Request(new URL(rewriteTo ?? req.url ?? '/', config.PUBLIC_URL), { method, headers, body: body?.length ? new Uint8Array(body) : undefined });
+    const request = new Request(new URL(rewriteTo ?? req.url ?? '/', config.PUBLIC_URL), {
+      method,
+      headers,
+      body: body?.length ? new Uint8Array(body) : undefined,
+    });
     const response = await deps.handler(request);
     const out: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
@@ -157,7 +170,15 @@ export function createHttpServer(deps: HttpDeps): Server {
     res.writeHead(response.status, out);
     const responseBody = Buffer.from(await response.arrayBuffer());
     res.end(responseBody);
-    observeAuthResponse({ path: sub, method, status: response.status, location: response.headers.get('location'), requestBody: body, requestType: req.headers['content-type'], responseBody });
+    observeAuthResponse({
+      path: sub,
+      method,
+      status: response.status,
+      location: response.headers.get('location'),
+      requestBody: body,
+      requestType: req.headers['content-type'],
+      responseBody,
+    });
   }
 
   return createServer((req, res) => {

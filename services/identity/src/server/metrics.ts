@@ -18,8 +18,12 @@ const requested = m.createCounter('identity.codes.requested', {
   description: 'Sign-in codes and links requested by kind (otp, magic_link) and outcome (accepted, rate_limited, refused, error).',
 });
 const tokens = m.createCounter('identity.tokens.issued', { description: 'OAuth tokens issued at /oauth2/token, by grant type.' });
-const tokenErrors = m.createCounter('identity.token.errors', { description: 'Refused /oauth2/token requests by grant type and OAuth error.' });
-const deviceCodes = m.createCounter('identity.device_codes.issued', { description: 'Device codes issued (RFC 8628 device authorization requests).' });
+const tokenErrors = m.createCounter('identity.token.errors', {
+  description: 'Refused /oauth2/token requests by grant type and OAuth error.',
+});
+const deviceCodes = m.createCounter('identity.device_codes.issued', {
+  description: 'Device codes issued (RFC 8628 device authorization requests).',
+});
 
 const SIGN_IN: Record<string, 'otp' | 'magic_link' | 'passkey'> = {
   '/sign-in/email-otp': 'otp',
@@ -53,7 +57,9 @@ function jsonField(body: Buffer | undefined, ...names: string[]): unknown {
 /** The grant type of a token request (form-encoded, as OAuth clients send it, or JSON). */
 function grantOf(body: Buffer | undefined, contentType: string | undefined): string {
   if (!body?.length) return 'other';
-  const raw = /json/i.test(contentType ?? '') ? jsonField(body, 'grant_type') : new URLSearchParams(body.toString('utf8')).get('grant_type');
+  const raw = /json/i.test(contentType ?? '')
+    ? jsonField(body, 'grant_type')
+    : new URLSearchParams(body.toString('utf8')).get('grant_type');
   return typeof raw === 'string' ? (GRANTS[raw] ?? 'other') : 'other';
 }
 
@@ -74,7 +80,8 @@ export function observeAuthResponse(x: AuthExchange): void {
     const method = SIGN_IN[x.path];
     if (method) {
       // A magic link answers with a redirect either way: failures go to the error callback with ?error=.
-      const redirectError = x.status >= 300 && x.status < 400 && x.location ? new URL(x.location, 'http://x').searchParams.get('error') : null;
+      const redirectError =
+        x.status >= 300 && x.status < 400 && x.location ? new URL(x.location, 'http://x').searchParams.get('error') : null;
       if (x.status === 429) signIns.add(1, { method, outcome: 'rate_limited' });
       else if (x.status >= 500) signIns.add(1, { method, outcome: 'error' });
       else if (x.status >= 400 || redirectError) {

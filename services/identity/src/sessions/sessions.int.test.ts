@@ -119,7 +119,10 @@ describe('sessions', () => {
     assert.equal((await browser.post('/api/auth/sign-out')).status, 200);
     await assert.rejects(identity.validateSession({ sessionToken: cookie }), unauthenticated);
     await waitFor('the revocation message', async () => revocations.some((r) => r.sessionIds?.includes(principal!.sessionId)));
-    assert.ok(revocations.every((r) => !JSON.stringify(r).includes('@')), 'ids only');
+    assert.ok(
+      revocations.every((r) => !JSON.stringify(r).includes('@')),
+      'ids only',
+    );
   });
 
   test('a POST with the session cookie from a foreign origin is refused', async () => {

@@ -21,5 +21,4 @@ describe('session cookie', () => {
     assert.equal(tokenFromCookieValue('%E0%A4%A', TEST_SECRET), undefined);
     assert.equal(tokenFromCookieValue('', TEST_SECRET), undefined);
   });
-
 });

@@ -52,7 +52,10 @@ describe('identity storage', () => {
   });
 
   test('a cached session created before a revocation marker reads as absent', async () => {
-    const old = JSON.stringify({ session: { id: 's1', userId: 'u1', createdAt: new Date(Date.now() - 1000).toISOString() }, user: { id: 'u1' } });
+    const old = JSON.stringify({
+      session: { id: 's1', userId: 'u1', createdAt: new Date(Date.now() - 1000).toISOString() },
+      user: { id: 'u1' },
+    });
     await storage.set('token-old', old, 60);
     await storage.markUserSessionsRevoked('u1', Date.now(), 60);
     assert.equal(await storage.get('token-old'), null);

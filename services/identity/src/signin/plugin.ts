@@ -79,7 +79,8 @@ export async function limited(run: () => Promise<void>): Promise<void> {
         { code: 'RATE_LIMITED', message: 'Too many requests. Try again later.' },
         { 'Retry-After': String(err.retryAfterSeconds) },
       );
-    if (err instanceof LimiterUnavailable) throw new APIError('SERVICE_UNAVAILABLE', { code: 'UNAVAILABLE', message: 'Try again shortly.' });
+    if (err instanceof LimiterUnavailable)
+      throw new APIError('SERVICE_UNAVAILABLE', { code: 'UNAVAILABLE', message: 'Try again shortly.' });
     throw err;
   }
 }
@@ -201,7 +202,11 @@ export function simrsPlugin(deps: PluginDeps) {
             if (!isPlainObject(returned) || returned instanceof Error || !user?.email) return;
             const to = { email: user.email, name: user.name };
             if (ctx.path === '/revoke-other-sessions') mailer.securityNotice(to, 'other_sessions_revoked', { url: accountUrl });
-            else mailer.securityNotice(to, 'passkey_added', { passkeyName: typeof returned.name === 'string' ? returned.name : undefined, url: accountUrl });
+            else
+              mailer.securityNotice(to, 'passkey_added', {
+                passkeyName: typeof returned.name === 'string' ? returned.name : undefined,
+                url: accountUrl,
+              });
             log.info({ path: ctx.path }, 'security notice sent');
           }),
         },

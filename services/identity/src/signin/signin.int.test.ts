@@ -94,7 +94,9 @@ describe('sign-in by e-mail', () => {
     assert.equal(link.origin, f.publicUrl, 'the link points at the public URL');
     const token = link.searchParams.get('token')!;
     secrets.add(token);
-    const ttl = await f.redis.client.ttl(KEY_PREFIX + hmac(deriveKeys(f.authSecret).redisKeyName, `verification:${hmac(deriveKeys(f.authSecret).magicLink, token)}`));
+    const ttl = await f.redis.client.ttl(
+      KEY_PREFIX + hmac(deriveKeys(f.authSecret).redisKeyName, `verification:${hmac(deriveKeys(f.authSecret).magicLink, token)}`),
+    );
     assert.ok(ttl > 290 && ttl <= 300, `magic link TTL ${ttl}`);
 
     const browser = f.client();
@@ -140,7 +142,8 @@ describe('sign-in by e-mail', () => {
     for (const email of ['admin@rs-lain.test', 'ghost@rs-demo.test']) {
       const statuses: number[] = [];
       // A new IP each time: the limit is per address.
-      for (let i = 0; i < 6; i++) statuses.push((await f.client().post('/api/auth/email-otp/send-verification-otp', { email, type: 'sign-in' })).status);
+      for (let i = 0; i < 6; i++)
+        statuses.push((await f.client().post('/api/auth/email-otp/send-verification-otp', { email, type: 'sign-in' })).status);
       assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429], email);
     }
     const refused = await f.client().post('/api/auth/email-otp/send-verification-otp', { email: 'admin@rs-lain.test', type: 'sign-in' });
@@ -161,7 +164,10 @@ describe('sign-in by e-mail', () => {
     }
     for (const path of ['/api/auth/request-password-reset', '/api/auth/email-otp/reset-password', '/api/auth/change-password'])
       assert.equal((await client.post(path, { email: 'dokter@rs-demo.test' })).status, 403, path);
-    const otherType = await client.post('/api/auth/email-otp/send-verification-otp', { email: 'dokter@rs-demo.test', type: 'forget-password' });
+    const otherType = await client.post('/api/auth/email-otp/send-verification-otp', {
+      email: 'dokter@rs-demo.test',
+      type: 'forget-password',
+    });
     assert.equal(otherType.status, 400);
     // A sign-in code for an unknown address never becomes an account, whatever the body carries.
     const rows = await db.query('select 1 from "user" where email = $1', ['new@rs-demo.test']);

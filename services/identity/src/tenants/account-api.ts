@@ -105,7 +105,9 @@ export function accountPlugin(deps: { admin: () => Admin }) {
         '/tenant/reactivate-user',
         { method: 'POST', use: [sessionMiddleware], body: userTarget },
         async (ctx) => {
-          const user = await answer(() => deps.admin().reactivateUser({ userId: ctx.context.session.user.id }, { userId: ctx.body.userId }));
+          const user = await answer(() =>
+            deps.admin().reactivateUser({ userId: ctx.context.session.user.id }, { userId: ctx.body.userId }),
+          );
           return ctx.json({ user: publicUser(user) });
         },
       ),
@@ -119,10 +121,20 @@ export function accountPlugin(deps: { admin: () => Admin }) {
         },
         async (ctx) => {
           const issued = await answer(() =>
-            deps.admin().issueRegistrationToken({ userId: ctx.context.session.user.id }, { allowWrite: ctx.body.allowWrite === true, ttlSeconds: ctx.body.ttlSeconds }),
+            deps
+              .admin()
+              .issueRegistrationToken(
+                { userId: ctx.context.session.user.id },
+                { allowWrite: ctx.body.allowWrite === true, ttlSeconds: ctx.body.ttlSeconds },
+              ),
           );
           ctx.setHeader('Cache-Control', 'no-store');
-          return ctx.json({ token: issued.token, tenantId: issued.tenantId, scopes: issued.scopes, expiresAt: new Date(issued.expiresAt).toISOString() });
+          return ctx.json({
+            token: issued.token,
+            tenantId: issued.tenantId,
+            scopes: issued.scopes,
+            expiresAt: new Date(issued.expiresAt).toISOString(),
+          });
         },
       ),
       tenantOAuthClients: createAuthEndpoint('/tenant/oauth-clients', { method: 'GET', use: [sessionMiddleware] }, async (ctx) => {

@@ -55,7 +55,12 @@ describe('tenants and roles', () => {
 
   test('the operator creates a tenant; its first admin signs in with the invitation', async () => {
     const since = f.smtp.messages.length;
-    const res = await identity.createTenant({ tenantId: 'rs-baru', name: 'RS Baru Sentosa', adminEmail: 'Kepala@RS-Baru.test', adminName: 'Kepala' });
+    const res = await identity.createTenant({
+      tenantId: 'rs-baru',
+      name: 'RS Baru Sentosa',
+      adminEmail: 'Kepala@RS-Baru.test',
+      adminName: 'Kepala',
+    });
     assert.equal(res.tenant?.tenantId, 'rs-baru');
     assert.equal(res.admin?.email, 'kepala@rs-baru.test');
     assert.equal(res.admin?.role, 'tenant_admin');
@@ -67,12 +72,19 @@ describe('tenants and roles', () => {
     await assert.rejects(identity.createTenant({ tenantId: 'rs-baru', name: 'Again', adminEmail: 'other@rs-baru.test' }), {
       code: grpc.status.ALREADY_EXISTS,
     });
-    await assert.rejects(identity.createTenant({ tenantId: 'Not A Slug', name: 'x', adminEmail: 'x@x.test' }), { code: grpc.status.INVALID_ARGUMENT });
+    await assert.rejects(identity.createTenant({ tenantId: 'Not A Slug', name: 'x', adminEmail: 'x@x.test' }), {
+      code: grpc.status.INVALID_ARGUMENT,
+    });
   });
 
   test('a tenant admin invites a user, who signs in; a nurse cannot invite', async () => {
     const since = f.smtp.messages.length;
-    const res = await identity.inviteUser({ actor: { email: 'admin@rs-demo.test' }, email: 'bidan@rs-demo.test', role: 'nurse', name: 'Bidan' });
+    const res = await identity.inviteUser({
+      actor: { email: 'admin@rs-demo.test' },
+      email: 'bidan@rs-demo.test',
+      role: 'nurse',
+      name: 'Bidan',
+    });
     assert.equal(res.user?.tenantId, 'rs-demo');
     const invitee = await acceptInvitation('bidan@rs-demo.test', since);
     assert.equal((await validate(invitee)).principal?.role, 'nurse');
@@ -85,10 +97,9 @@ describe('tenants and roles', () => {
       code: grpc.status.PERMISSION_DENIED,
     });
     // Another tenant's admin cannot touch rs-demo's users.
-    await assert.rejects(
-      identity.deactivateUser({ actor: { email: 'admin@rs-lain.test' }, user: { email: 'dokter@rs-demo.test' } }),
-      { code: grpc.status.NOT_FOUND },
-    );
+    await assert.rejects(identity.deactivateUser({ actor: { email: 'admin@rs-lain.test' }, user: { email: 'dokter@rs-demo.test' } }), {
+      code: grpc.status.NOT_FOUND,
+    });
     await assert.rejects(identity.inviteUser({ actor: { email: 'admin@rs-demo.test' }, email: 'x@rs-demo.test', role: 'janitor' }), {
       code: grpc.status.INVALID_ARGUMENT,
     });
@@ -133,9 +144,12 @@ describe('tenants and roles', () => {
     await assert.rejects(identity.deactivateUser({ actor: { email: 'admin@rs-lain.test' }, user: { email: 'admin@rs-lain.test' } }), {
       code: grpc.status.FAILED_PRECONDITION,
     });
-    await assert.rejects(identity.changeRole({ actor: { email: 'admin@rs-lain.test' }, user: { email: 'admin@rs-lain.test' }, role: 'doctor' }), {
-      code: grpc.status.FAILED_PRECONDITION,
-    });
+    await assert.rejects(
+      identity.changeRole({ actor: { email: 'admin@rs-lain.test' }, user: { email: 'admin@rs-lain.test' }, role: 'doctor' }),
+      {
+        code: grpc.status.FAILED_PRECONDITION,
+      },
+    );
   });
 
   test('the account page lets a tenant admin list and invite; others are refused', async () => {
@@ -165,19 +179,25 @@ describe('tenants and roles', () => {
     assert.match(users.stdout, /dokter@rs-demo\.test\s+dr\. Dokter Demo\s+doctor\s+active/);
     const invite = await run(process.execPath, [CLI, 'invite', 'radiolog@rs-demo.test', 'doctor', '--as', 'admin@rs-demo.test'], { env });
     assert.match(invite.stdout, /Invited radiolog@rs-demo\.test \(doctor, active/);
-    await assert.rejects(run(process.execPath, [CLI, 'invite', 'z@rs-demo.test', 'doctor', '--as', 'perawat@rs-demo.test'], { env }), (err: { code: number; stderr: string }) => {
-      assert.equal(err.code, 1);
-      assert.match(err.stderr, /only a tenant_admin may do this.*PERMISSION_DENIED/);
-      return true;
-    });
+    await assert.rejects(
+      run(process.execPath, [CLI, 'invite', 'z@rs-demo.test', 'doctor', '--as', 'perawat@rs-demo.test'], { env }),
+      (err: { code: number; stderr: string }) => {
+        assert.equal(err.code, 1);
+        assert.match(err.stderr, /only a tenant_admin may do this.*PERMISSION_DENIED/);
+        return true;
+      },
+    );
     await assert.rejects(run(process.execPath, [CLI, 'list-users'], { env }), (err: { code: number; stderr: string }) => {
       assert.match(err.stderr, /--as <admin> is required/);
       return true;
     });
-    await assert.rejects(run(process.execPath, [CLI, 'list-tenants'], { env: { ...env, IDENTITY_GRPC: '127.0.0.1:1' } }), (err: { stderr: string }) => {
-      assert.match(err.stderr, /cannot reach identity at 127\.0\.0\.1:1/);
-      return true;
-    });
+    await assert.rejects(
+      run(process.execPath, [CLI, 'list-tenants'], { env: { ...env, IDENTITY_GRPC: '127.0.0.1:1' } }),
+      (err: { stderr: string }) => {
+        assert.match(err.stderr, /cannot reach identity at 127\.0\.0\.1:1/);
+        return true;
+      },
+    );
   });
 
   test('with ADMIN_API_TOKEN set, admin calls need it (ValidateSession does not)', async () => {

@@ -59,7 +59,8 @@ export function createAdmin(deps: AdminDeps) {
     if (!actor?.userId && !actor?.email) throw new IdentityError('invalid', 'the acting user (id or e-mail address) is required');
     const admin = await find(actor);
     if (!admin || !admin.active) throw new IdentityError('denied', 'the acting user is not an active user');
-    if (admin.role !== 'tenant_admin') throw new IdentityError('denied', `only a tenant_admin may do this (the acting user is ${admin.role})`);
+    if (admin.role !== 'tenant_admin')
+      throw new IdentityError('denied', `only a tenant_admin may do this (the acting user is ${admin.role})`);
     const tenant = await directory.getTenant(admin.tenantId);
     if (!tenant) throw new IdentityError('denied', 'the acting user has no tenant');
     return { admin, tenant };
@@ -82,11 +83,13 @@ export function createAdmin(deps: AdminDeps) {
     /** Platform operator: a new hospital and its first administrator, who gets an invitation. */
     async createTenant(input: { tenantId: string; name: string; adminEmail: string; adminName?: string }) {
       const tenantId = input.tenantId.trim();
-      if (!TENANT_ID.test(tenantId)) throw new IdentityError('invalid', 'tenant id must be a slug: lower-case letters, digits and dashes (e.g. rs-demo)');
+      if (!TENANT_ID.test(tenantId))
+        throw new IdentityError('invalid', 'tenant id must be a slug: lower-case letters, digits and dashes (e.g. rs-demo)');
       const name = input.name.trim();
       if (!name || name.length > 200) throw new IdentityError('invalid', 'tenant name must be 1 to 200 characters');
       const email = requireEmail(input.adminEmail);
-      if (await directory.findUserByEmail(email)) throw new IdentityError('conflict', 'that address cannot be used for a new administrator');
+      if (await directory.findUserByEmail(email))
+        throw new IdentityError('conflict', 'that address cannot be used for a new administrator');
       if (!(await directory.createTenant(tenantId, name))) throw new IdentityError('conflict', `tenant ${tenantId} exists already`);
       const tenant = (await directory.getTenant(tenantId))!;
       const admin = await directory.createUser({ tenantId, email, name: input.adminName, role: 'tenant_admin' });
@@ -104,7 +107,8 @@ export function createAdmin(deps: AdminDeps) {
       let user = await directory.findUserByEmail(email);
       if (user && user.tenantId !== tenant.id) throw new IdentityError('conflict', 'that address cannot be invited');
       if (user && !user.active) throw new IdentityError('precondition', 'that user is deactivated; reactivate them instead');
-      if (user && user.role !== role) throw new IdentityError('conflict', `that user exists already as ${user.role}; change their role instead`);
+      if (user && user.role !== role)
+        throw new IdentityError('conflict', `that user exists already as ${user.role}; change their role instead`);
       user ??= await directory.createUser({ tenantId: tenant.id, email, name: input.name, role });
       if (!user) throw new IdentityError('conflict', 'that address cannot be invited');
       // Inviting again re-sends the link (the previous one may have expired).
@@ -148,11 +152,22 @@ export function createAdmin(deps: AdminDeps) {
      * An initial access token: whoever presents it once may register an OAuth client of the acting
      * admin's tenant, with `simrs:read` (and `simrs:write` only when `allowWrite`).
      */
-    async issueRegistrationToken(actor: UserRef | undefined, input: { allowWrite: boolean; ttlSeconds?: number }): Promise<IssuedRegistrationToken> {
+    async issueRegistrationToken(
+      actor: UserRef | undefined,
+      input: { allowWrite: boolean; ttlSeconds?: number },
+    ): Promise<IssuedRegistrationToken> {
       const { admin, tenant } = await actingAdmin(actor);
-      if (input.ttlSeconds !== undefined && (!Number.isInteger(input.ttlSeconds) || input.ttlSeconds < 60 || input.ttlSeconds > MAX_REGISTRATION_TOKEN_TTL_SECONDS))
+      if (
+        input.ttlSeconds !== undefined &&
+        (!Number.isInteger(input.ttlSeconds) || input.ttlSeconds < 60 || input.ttlSeconds > MAX_REGISTRATION_TOKEN_TTL_SECONDS)
+      )
         throw new IdentityError('invalid', `the lifetime must be 60 to ${MAX_REGISTRATION_TOKEN_TTL_SECONDS} seconds`);
-      return deps.registrationTokens.issue({ tenantId: tenant.id, issuedBy: admin.id, allowWrite: input.allowWrite, ttlSeconds: input.ttlSeconds });
+      return deps.registrationTokens.issue({
+        tenantId: tenant.id,
+        issuedBy: admin.id,
+        allowWrite: input.allowWrite,
+        ttlSeconds: input.ttlSeconds,
+      });
     },
 
     async listOAuthClients(actor: UserRef | undefined): Promise<OAuthClientInfo[]> {

@@ -42,7 +42,14 @@ const date = (t: { seconds: bigint } | undefined) => (t ? new Date(Number(t.seco
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 const userLine = (u: User) => `${u.email} (${u.role}, ${u.active ? 'active' : 'deactivated'}, id ${u.userId})`;
@@ -144,7 +151,13 @@ async function main(argv: string[]): Promise<number> {
           res.clients.length
             ? table([
                 ['CLIENT ID', 'NAME', 'TYPE', 'SCOPES', 'CREATED'],
-                ...res.clients.map((c) => [c.clientId, c.name, c.public ? 'public' : 'confidential', c.scopes.join(' '), date(c.createdAt)]),
+                ...res.clients.map((c) => [
+                  c.clientId,
+                  c.name,
+                  c.public ? 'public' : 'confidential',
+                  c.scopes.join(' '),
+                  date(c.createdAt),
+                ]),
               ])
             : 'No OAuth clients yet.',
         );

@@ -121,7 +121,11 @@ export interface Fixture {
  * `selfPublicUrl`: identity's own address (http://localhost:<port>) is the public URL, for browser
  * tests that talk to identity directly instead of through the gateway.
  */
-export async function startFixture(label: string, extraEnv: Record<string, string> = {}, options: { selfPublicUrl?: boolean } = {}): Promise<Fixture> {
+export async function startFixture(
+  label: string,
+  extraEnv: Record<string, string> = {},
+  options: { selfPublicUrl?: boolean } = {},
+): Promise<Fixture> {
   const stops: (() => Promise<unknown>)[] = [];
   try {
     const db = await throwawayDatabase(`id_${label}`);

@@ -8,7 +8,11 @@ test("the README's permission table is the one rendered from the data", () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const match = /<!-- permissions:start -->\n([\s\S]*?)\n<!-- permissions:end -->/.exec(readme);
   assert.ok(match, 'README.md has the permissions markers');
-  assert.equal(match[1], permissionTable(), 'regenerate with: node -e "import(\'./src/access/permissions.ts\').then(m=>console.log(m.permissionTable()))"');
+  assert.equal(
+    match[1],
+    permissionTable(),
+    'regenerate with: node -e "import(\'./src/access/permissions.ts\').then(m=>console.log(m.permissionTable()))"',
+  );
 });
 
 test('every role has an entry, every grant is a known permission, every permission is used', () => {

@@ -6,7 +6,15 @@ import { auditStore } from './store.ts';
 
 export const auditRouter = router({
   list: guardedProcedure('audit.list')
-    .meta({ openapi: { method: 'GET', path: '/audit', tags: ['audit'], summary: 'Read the audit trail (newest first)', errorResponses: GUARDED_ERRORS } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/audit',
+        tags: ['audit'],
+        summary: 'Read the audit trail (newest first)',
+        errorResponses: GUARDED_ERRORS,
+      },
+    })
     .input(auditListInput)
     .output(z.object({ items: z.array(auditEntry), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => auditStore(ctx.scope).listAudit(input)),

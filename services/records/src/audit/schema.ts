@@ -9,12 +9,22 @@ export const auditListInput = z
   .strictObject(
     {
       action: z.enum(AUDIT_ACTIONS, { error: `action must be one of ${AUDIT_ACTIONS.join(', ')}` }).optional(),
-      actorUserId: z.string({ error: 'actorUserId must be text' }).min(1).max(200).regex(/^[\w.@:-]+$/, 'actorUserId contains characters that are not allowed').optional(),
+      actorUserId: z
+        .string({ error: 'actorUserId must be text' })
+        .min(1)
+        .max(200)
+        .regex(/^[\w.@:-]+$/, 'actorUserId contains characters that are not allowed')
+        .optional(),
       pasienId: z.string({ error: 'pasienId must be a patient id (UUID)' }).uuid('pasienId must be a patient id (UUID)').optional(),
       from: z.iso.datetime({ offset: true, error: 'from must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
       to: z.iso.datetime({ offset: true, error: 'to must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
       cursor: z.string({ error: 'cursor must be text' }).max(512, 'cursor is too long').optional(),
-      limit: z.coerce.number({ error: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(200, 'limit must be at most 200').default(50),
+      limit: z.coerce
+        .number({ error: 'limit must be a number' })
+        .int('limit must be a whole number')
+        .min(1, 'limit must be at least 1')
+        .max(200, 'limit must be at most 200')
+        .default(50),
     },
     { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : 'input must be an object') },
   )

@@ -19,7 +19,9 @@ export async function seedTenant(owner: pg.ClientBase, tenantId: string, patient
   await owner.query('begin');
   try {
     await owner.query("select set_config('app.tenant_id', $1, true)", [tenantId]);
-    const existing = new Set((await owner.query<{ nik: string }>('select nik from records.pasien where tenant_id = $1', [tenantId])).rows.map((r) => r.nik));
+    const existing = new Set(
+      (await owner.query<{ nik: string }>('select nik from records.pasien where tenant_id = $1', [tenantId])).rows.map((r) => r.nik),
+    );
     let added = 0;
     for (const patient of patients) {
       if (existing.has(patient.nik)) continue;

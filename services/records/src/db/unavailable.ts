@@ -1,6 +1,15 @@
 // Told apart in one place for two users: tenantDb discards a connection that failed this way, and
 // the tRPC error mapper answers 503 (try again) instead of 500.
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'EPIPE', 'ENETUNREACH']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'EPIPE',
+  'ENETUNREACH',
+]);
 
 /** True for errors that mean "the database is not there right now" rather than "this query is wrong". */
 export function isUnavailable(err: unknown): boolean {

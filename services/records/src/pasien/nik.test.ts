@@ -6,7 +6,16 @@ describe('NIK', () => {
   test('a man born 17 August 1985 in Kota Bandung', () => {
     const nik = makeNik({ province: '32', regency: 73, district: 5, tanggalLahir: '1985-08-17', jenisKelamin: 'L', serial: 12 });
     assert.equal(nik, '3273051708850012');
-    assert.deepEqual(parseNik(nik), { province: '32', regency: '73', district: '05', day: 17, month: 8, yy: 85, female: false, serial: '0012' });
+    assert.deepEqual(parseNik(nik), {
+      province: '32',
+      regency: '73',
+      district: '05',
+      day: 17,
+      month: 8,
+      yy: 85,
+      female: false,
+      serial: '0012',
+    });
     assert.equal(nikMismatch(nik, '1985-08-17', 'L'), undefined);
   });
 

@@ -100,7 +100,14 @@ export function nikMismatch(nik: string, tanggalLahir: string, jenisKelamin: 'L'
 }
 
 /** Builds a NIK from its parts (the synthetic data generator and tests). */
-export function makeNik(opts: { province: string; regency: number; district: number; tanggalLahir: string; jenisKelamin: 'L' | 'P'; serial: number }): string {
+export function makeNik(opts: {
+  province: string;
+  regency: number;
+  district: number;
+  tanggalLahir: string;
+  jenisKelamin: 'L' | 'P';
+  serial: number;
+}): string {
   const [year, month, day] = opts.tanggalLahir.split('-').map(Number) as [number, number, number];
   const dd = day + (opts.jenisKelamin === 'P' ? 40 : 0);
   const two = (n: number) => String(n).padStart(2, '0');

@@ -1,6 +1,14 @@
 // The patient procedures (`pasien.*`), mounted by the app router (server/router.ts).
 import { GUARDED_ERRORS, guardedProcedure, router } from '../server/index.ts';
-import { archivePasienInput, createPasienInput, getPasienInput, listPasienInput, pasienOutput, pasienPage, updatePasienInput } from './schema.ts';
+import {
+  archivePasienInput,
+  createPasienInput,
+  getPasienInput,
+  listPasienInput,
+  pasienOutput,
+  pasienPage,
+  updatePasienInput,
+} from './schema.ts';
 import { pasienStore } from './store.ts';
 
 export const pasienRouter = router({
@@ -11,7 +19,8 @@ export const pasienRouter = router({
         path: '/pasien',
         tags: ['pasien'],
         summary: 'List and search patients',
-        description: 'Keyset pagination: pass `nextCursor` back as `cursor`. `q` finds patients with a word of the name starting with it; `noRm`, `nik` and `tanggalLahir` match exactly.',
+        description:
+          'Keyset pagination: pass `nextCursor` back as `cursor`. `q` finds patients with a word of the name starting with it; `noRm`, `nik` and `tanggalLahir` match exactly.',
         errorResponses: GUARDED_ERRORS,
       },
     })
@@ -20,7 +29,15 @@ export const pasienRouter = router({
     .query(({ ctx, input }) => pasienStore(ctx.scope).listPasien(input)),
 
   get: guardedProcedure('pasien.get')
-    .meta({ openapi: { method: 'GET', path: '/pasien/{id}', tags: ['pasien'], summary: 'Read one patient', errorResponses: { ...GUARDED_ERRORS, 404: 'Patient not found' } } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/pasien/{id}',
+        tags: ['pasien'],
+        summary: 'Read one patient',
+        errorResponses: { ...GUARDED_ERRORS, 404: 'Patient not found' },
+      },
+    })
     .input(getPasienInput)
     .output(pasienOutput)
     .query(({ ctx, input }) => pasienStore(ctx.scope).getPasien(input.id)),
@@ -46,7 +63,12 @@ export const pasienRouter = router({
         path: '/pasien/{id}',
         tags: ['pasien'],
         summary: 'Correct a patient record (only the fields given change)',
-        errorResponses: { ...GUARDED_ERRORS, 404: 'Patient not found', 409: 'NIK taken, patient archived or changed meanwhile', 413: 'Body too large' },
+        errorResponses: {
+          ...GUARDED_ERRORS,
+          404: 'Patient not found',
+          409: 'NIK taken, patient archived or changed meanwhile',
+          413: 'Body too large',
+        },
       },
     })
     .input(updatePasienInput)

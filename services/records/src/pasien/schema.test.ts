@@ -22,11 +22,21 @@ const fieldErrors = (input: unknown) => {
 describe('pasien input', () => {
   test('a minimal record is valid; optional fields may be null', () => {
     assert.ok(createPasienInput.safeParse(valid).success);
-    assert.ok(createPasienInput.safeParse({ ...valid, golonganDarah: null, telepon: '+62 812-3456-7890', agama: 'Islam', noBpjs: '0001234567890' }).success);
+    assert.ok(
+      createPasienInput.safeParse({ ...valid, golonganDarah: null, telepon: '+62 812-3456-7890', agama: 'Islam', noBpjs: '0001234567890' })
+        .success,
+    );
   });
 
   test('each bad field gets its own message', () => {
-    const errors = fieldErrors({ ...valid, nama: 'Robert"); DROP TABLE pasien;--', tanggalLahir: '1985-02-30', jenisKelamin: 'X', telepon: '12345', kodePos: '1234' });
+    const errors = fieldErrors({
+      ...valid,
+      nama: 'Robert"); DROP TABLE pasien;--',
+      tanggalLahir: '1985-02-30',
+      jenisKelamin: 'X',
+      telepon: '12345',
+      kodePos: '1234',
+    });
     assert.deepEqual(Object.keys(errors).sort(), ['jenisKelamin', 'kodePos', 'nama', 'tanggalLahir', 'telepon']);
     assert.match(errors.nama![0]!, /nama/);
     assert.match(errors.tanggalLahir![0]!, /calendar date/);
@@ -50,7 +60,7 @@ describe('pasien input', () => {
     for (const nama of ['Siti\u0000Aminah', 'Siti\u202eAminah', 'Siti\u200bAminah', '\ud800', '<script>', '   ', '12345']) {
       assert.ok(fieldErrors({ ...valid, nama }).nama, JSON.stringify(nama));
     }
-    assert.ok(createPasienInput.safeParse({ ...valid, nama: "Ni Luh Putu Ayu Dewi-Kartika, S.Ked." }).success);
+    assert.ok(createPasienInput.safeParse({ ...valid, nama: 'Ni Luh Putu Ayu Dewi-Kartika, S.Ked.' }).success);
     assert.ok(createPasienInput.safeParse({ ...valid, nama: 'Nguyễn Thị Ánh' }).success);
   });
 

@@ -19,8 +19,7 @@ const text = (field: string, max: number, pattern = SAFE_TEXT) =>
 
 const optionalText = (field: string, max: number) => text(field, max).nullable().optional();
 
-export const nama = (field = 'nama') =>
-  text(field, 100, NAME_TEXT).refine((v) => /\p{L}/u.test(v), `${field} must contain letters`);
+export const nama = (field = 'nama') => text(field, 100, NAME_TEXT).refine((v) => /\p{L}/u.test(v), `${field} must contain letters`);
 
 export const isoDate = (field: string) =>
   z
@@ -35,12 +34,10 @@ const tanggalLahir = isoDate('tanggalLahir').refine((v) => v >= '1900-01-01' && 
   message: 'tanggalLahir must be between 1900-01-01 and today',
 });
 
-export const nik = z
-  .string({ error: 'nik must be a string of 16 digits' })
-  .superRefine((v, ctx) => {
-    const parsed = parseNik(v);
-    if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
-  });
+export const nik = z.string({ error: 'nik must be a string of 16 digits' }).superRefine((v, ctx) => {
+  const parsed = parseNik(v);
+  if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
+});
 
 export const JENIS_KELAMIN = ['L', 'P'] as const;
 export const GOLONGAN_DARAH = ['A', 'B', 'AB', 'O'] as const;
@@ -76,21 +73,39 @@ export const pasienFields = {
   pekerjaan: optionalText('pekerjaan', 60),
   namaIbu: nama('namaIbu').nullable().optional(),
   alamat: text('alamat', 200),
-  rt: z.string({ error: 'rt must be text' }).regex(/^\d{1,3}$/, 'rt must be 1 to 3 digits').nullable().optional(),
-  rw: z.string({ error: 'rw must be text' }).regex(/^\d{1,3}$/, 'rw must be 1 to 3 digits').nullable().optional(),
+  rt: z
+    .string({ error: 'rt must be text' })
+    .regex(/^\d{1,3}$/, 'rt must be 1 to 3 digits')
+    .nullable()
+    .optional(),
+  rw: z
+    .string({ error: 'rw must be text' })
+    .regex(/^\d{1,3}$/, 'rw must be 1 to 3 digits')
+    .nullable()
+    .optional(),
   kelurahan: optionalText('kelurahan', 60),
   kecamatan: optionalText('kecamatan', 60),
   kotaKabupaten: text('kotaKabupaten', 60),
   provinsi: text('provinsi', 60),
-  kodePos: z.string({ error: 'kodePos must be text' }).regex(/^\d{5}$/, 'kodePos must be 5 digits').nullable().optional(),
+  kodePos: z
+    .string({ error: 'kodePos must be text' })
+    .regex(/^\d{5}$/, 'kodePos must be 5 digits')
+    .nullable()
+    .optional(),
   telepon: telepon.nullable().optional(),
-  noBpjs: z.string({ error: 'noBpjs must be text' }).regex(/^\d{13}$/, 'noBpjs must be 13 digits').nullable().optional(),
+  noBpjs: z
+    .string({ error: 'noBpjs must be text' })
+    .regex(/^\d{13}$/, 'noBpjs must be 13 digits')
+    .nullable()
+    .optional(),
 };
 
 export type PasienFieldName = keyof typeof pasienFields;
 
 export const createPasienInput = z
-  .strictObject(pasienFields, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : 'input must be an object') })
+  .strictObject(pasienFields, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : 'input must be an object'),
+  })
   .superRefine((v, ctx) => {
     const problem = nikMismatch(v.nik, v.tanggalLahir, v.jenisKelamin);
     if (problem && !('error' in parseNik(v.nik))) ctx.addIssue({ code: 'custom', path: ['nik'], message: problem });
@@ -99,8 +114,17 @@ export type CreatePasienInput = z.infer<typeof createPasienInput>;
 
 const uuid = (field: string) => z.string({ error: `${field} must be a patient id (UUID)` }).uuid(`${field} must be a patient id (UUID)`);
 
-const { nik: _n, nama: _a, tempatLahir: _t, tanggalLahir: _d, jenisKelamin: _j, alamat: _l, kotaKabupaten: _k, provinsi: _p, ...optionals } =
-  pasienFields;
+const {
+  nik: _n,
+  nama: _a,
+  tempatLahir: _t,
+  tanggalLahir: _d,
+  jenisKelamin: _j,
+  alamat: _l,
+  kotaKabupaten: _k,
+  provinsi: _p,
+  ...optionals
+} = pasienFields;
 
 export const updatePasienInput = z.strictObject(
   {
@@ -132,13 +156,26 @@ export const LIST_STATUS = ['active', 'archived', 'all'] as const;
 export const listPasienInput = z
   .strictObject(
     {
-      q: nama('q').optional().meta({ description: 'Name search: patients with a word of the name starting with this (e.g. "budi", "siti am")' }),
-      noRm: z.string({ error: 'noRm must be text' }).regex(/^\d{1,8}$/, 'noRm must be up to 8 digits').optional(),
-      nik: z.string({ error: 'nik must be text' }).regex(/^\d{16}$/, 'nik must be 16 digits').optional(),
+      q: nama('q')
+        .optional()
+        .meta({ description: 'Name search: patients with a word of the name starting with this (e.g. "budi", "siti am")' }),
+      noRm: z
+        .string({ error: 'noRm must be text' })
+        .regex(/^\d{1,8}$/, 'noRm must be up to 8 digits')
+        .optional(),
+      nik: z
+        .string({ error: 'nik must be text' })
+        .regex(/^\d{16}$/, 'nik must be 16 digits')
+        .optional(),
       tanggalLahir: isoDate('tanggalLahir').optional(),
       status: choice('status', LIST_STATUS).default('active'),
       cursor: z.string({ error: 'cursor must be text' }).max(512, 'cursor is too long').optional(),
-      limit: z.coerce.number({ error: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').default(20),
+      limit: z.coerce
+        .number({ error: 'limit must be a number' })
+        .int('limit must be a whole number')
+        .min(1, 'limit must be at least 1')
+        .max(100, 'limit must be at most 100')
+        .default(20),
     },
     { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : 'input must be an object') },
   )

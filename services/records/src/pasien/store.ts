@@ -83,7 +83,8 @@ export function pasienStore({ db, actor, cursors }: TenantScope) {
       const more = rows.length > input.limit;
       const items = rows.slice(0, input.limit);
       const last = items[items.length - 1];
-      const nextCursor = more && last ? cursors.seal(kind, db.tenantId, byName ? [String(last._k1), String(last._k2)] : [String(last._k1)]) : null;
+      const nextCursor =
+        more && last ? cursors.seal(kind, db.tenantId, byName ? [String(last._k1), String(last._k2)] : [String(last._k1)]) : null;
       return { items: items.map(toPasien), nextCursor };
     },
 
@@ -123,11 +124,16 @@ export function pasienStore({ db, actor, cursors }: TenantScope) {
     async updatePasien(input: UpdatePasienInput): Promise<Pasien> {
       const { id, expectedVersion, ...changes } = input;
       return db.tx(async (q) => {
-        const current = (await q.query<Row>(`select ${SELECT_PASIEN('p')} from records.pasien p where p.id = $1::uuid for update`, [id], { prepare: true }))[0];
+        const current = (
+          await q.query<Row>(`select ${SELECT_PASIEN('p')} from records.pasien p where p.id = $1::uuid for update`, [id], { prepare: true })
+        )[0];
         if (!current) throw NOT_FOUND();
         if (current.status === 'archived') throw new TRPCError({ code: 'CONFLICT', message: 'patient is archived and cannot be changed' });
         if (expectedVersion !== undefined && expectedVersion !== current.version) {
-          throw new TRPCError({ code: 'CONFLICT', message: `patient was changed meanwhile (version ${String(current.version)}, expected ${expectedVersion})` });
+          throw new TRPCError({
+            code: 'CONFLICT',
+            message: `patient was changed meanwhile (version ${String(current.version)}, expected ${expectedVersion})`,
+          });
         }
         const merged = { ...current, ...changes } as Row;
         if (changes.nik !== undefined || changes.tanggalLahir !== undefined || changes.jenisKelamin !== undefined) {

@@ -45,10 +45,14 @@ describe('audit trail', () => {
   function traced() {
     const traceId = randomBytes(16).toString('hex');
     const requestId = randomUUID();
-    return { traceId, requestId, headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`, 'x-request-id': requestId } };
+    return {
+      traceId,
+      requestId,
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`, 'x-request-id': requestId },
+    };
   }
 
-  test('each procedure appends exactly its row, in the caller\'s tenant, with request, trace and client ids', async () => {
+  test("each procedure appends exactly its row, in the caller's tenant, with request, trace and client ids", async () => {
     const clerk = await r.principal('rs-demo', 'registration_clerk', { userId: 'user-clerk', clientId: 'client-his' });
     const admin = await r.principal('rs-demo', 'tenant_admin', { userId: 'user-admin' });
     await newRows();
@@ -69,7 +73,20 @@ describe('audit trail', () => {
         pasien_ids: [created.id],
         request_id: t.requestId,
         trace_id: t.traceId,
-        details: { fields: ['nik', 'nama', 'tempatLahir', 'tanggalLahir', 'jenisKelamin', 'golonganDarah', 'alamat', 'kotaKabupaten', 'provinsi', 'telepon'] },
+        details: {
+          fields: [
+            'nik',
+            'nama',
+            'tempatLahir',
+            'tanggalLahir',
+            'jenisKelamin',
+            'golonganDarah',
+            'alamat',
+            'kotaKabupaten',
+            'provinsi',
+            'telepon',
+          ],
+        },
         occurred_at: undefined,
       },
     );
@@ -78,36 +95,62 @@ describe('audit trail', () => {
     t = traced();
     dataOf(await r.query('pasien.get', { id: created.id }, clerk, t.headers));
     rows = await newRows();
-    assert.deepEqual(rows.map((x) => [x.action, x.pasien_ids, x.request_id, x.trace_id]), [['pasien.get', [created.id], t.requestId, t.traceId]]);
+    assert.deepEqual(
+      rows.map((x) => [x.action, x.pasien_ids, x.request_id, x.trace_id]),
+      [['pasien.get', [created.id], t.requestId, t.traceId]],
+    );
 
     const second = dataOf<{ id: string }>(await r.mutate('pasien.create', newPasien(2), clerk));
     await newRows();
     t = traced();
     const page = dataOf<{ items: { id: string }[] }>(await r.query('pasien.list', { limit: 10 }, clerk, t.headers));
     rows = await newRows();
-    assert.deepEqual(page.items.map((p) => p.id), [second.id, created.id]);
-    assert.deepEqual(rows.map((x) => [x.action, x.pasien_ids, x.details]), [['pasien.list', [second.id, created.id], { filters: [], status: 'active' }]]);
+    assert.deepEqual(
+      page.items.map((p) => p.id),
+      [second.id, created.id],
+    );
+    assert.deepEqual(
+      rows.map((x) => [x.action, x.pasien_ids, x.details]),
+      [['pasien.list', [second.id, created.id], { filters: [], status: 'active' }]],
+    );
 
     const one = dataOf<{ items: { id: string }[] }>(await r.query('pasien.list', { limit: 1, q: 'test' }, clerk));
     rows = await newRows();
-    assert.deepEqual(rows.map((x) => [x.action, x.pasien_ids]), [['pasien.list', one.items.map((p) => p.id)]], 'only the rows returned, not the look-ahead');
+    assert.deepEqual(
+      rows.map((x) => [x.action, x.pasien_ids]),
+      [['pasien.list', one.items.map((p) => p.id)]],
+      'only the rows returned, not the look-ahead',
+    );
 
     dataOf(await r.query('pasien.list', { nik: '3100000000000000' }, clerk));
     rows = await newRows();
-    assert.deepEqual(rows.map((x) => [x.action, x.pasien_ids]), [['pasien.list', []]], 'an empty result is audited too');
+    assert.deepEqual(
+      rows.map((x) => [x.action, x.pasien_ids]),
+      [['pasien.list', []]],
+      'an empty result is audited too',
+    );
 
     t = traced();
     dataOf(await r.mutate('pasien.update', { id: created.id, alamat: 'Jl. Baru No. 2', golonganDarah: 'O' }, clerk, t.headers));
     rows = await newRows();
-    assert.deepEqual(rows.map((x) => [x.action, x.pasien_ids, x.details, x.trace_id]), [['pasien.update', [created.id], { fields: ['alamat'] }, t.traceId]]);
+    assert.deepEqual(
+      rows.map((x) => [x.action, x.pasien_ids, x.details, x.trace_id]),
+      [['pasien.update', [created.id], { fields: ['alamat'] }, t.traceId]],
+    );
 
     dataOf(await r.mutate('pasien.archive', { id: second.id, reason: 'duplicate registration' }, admin));
     rows = await newRows();
-    assert.deepEqual(rows.map((x) => [x.action, x.actor_user_id, x.actor_role, x.client_id, x.pasien_ids]), [['pasien.archive', 'user-admin', 'tenant_admin', null, [second.id]]]);
+    assert.deepEqual(
+      rows.map((x) => [x.action, x.actor_user_id, x.actor_role, x.client_id, x.pasien_ids]),
+      [['pasien.archive', 'user-admin', 'tenant_admin', null, [second.id]]],
+    );
 
     const audit = dataOf<{ items: { action: string }[] }>(await r.query('audit.list', { limit: 100 }, admin));
     rows = await newRows();
-    assert.deepEqual(rows.map((x) => [x.action, x.pasien_ids]), [['audit.list', []]]);
+    assert.deepEqual(
+      rows.map((x) => [x.action, x.pasien_ids]),
+      [['audit.list', []]],
+    );
     assert.deepEqual(
       audit.items.map((i) => i.action),
       ['pasien.archive', 'pasien.update', 'pasien.list', 'pasien.list', 'pasien.list', 'pasien.create', 'pasien.get', 'pasien.create'],
@@ -135,13 +178,20 @@ describe('audit trail', () => {
     dataOf(await r.query('pasien.get', { id }, clerk));
     dataOf(await r.query('pasien.get', { id }, clerk));
     const byPatient = dataOf<{ items: { action: string; pasienIds: string[] }[] }>(await r.query('audit.list', { pasienId: id }, admin));
-    assert.deepEqual(byPatient.items.map((i) => i.action), ['pasien.get', 'pasien.get', 'pasien.create']);
-    const byActor = dataOf<{ items: { actorUserId: string }[] }>(await r.query('audit.list', { actorUserId: 'user-filter-clerk', action: 'pasien.get' }, admin));
+    assert.deepEqual(
+      byPatient.items.map((i) => i.action),
+      ['pasien.get', 'pasien.get', 'pasien.create'],
+    );
+    const byActor = dataOf<{ items: { actorUserId: string }[] }>(
+      await r.query('audit.list', { actorUserId: 'user-filter-clerk', action: 'pasien.get' }, admin),
+    );
     assert.equal(byActor.items.length, 2);
     const future = dataOf<{ items: unknown[] }>(await r.query('audit.list', { from: '2999-01-01T00:00:00Z' }, admin));
     assert.deepEqual(future.items, []);
     const first = dataOf<{ items: { id: number }[]; nextCursor: string }>(await r.query('audit.list', { pasienId: id, limit: 2 }, admin));
-    const next = dataOf<{ items: { id: number }[]; nextCursor: string | null }>(await r.query('audit.list', { pasienId: id, limit: 2, cursor: first.nextCursor }, admin));
+    const next = dataOf<{ items: { id: number }[]; nextCursor: string | null }>(
+      await r.query('audit.list', { pasienId: id, limit: 2, cursor: first.nextCursor }, admin),
+    );
     assert.equal(first.items.length, 2);
     assert.equal(next.items.length, 1);
     assert.equal(next.nextCursor, null);
@@ -172,12 +222,17 @@ describe('audit trail', () => {
       await assert.rejects(inTenant('drop table records.audit_log'), /must be owner|permission denied/);
       await assert.rejects(inTenant('alter table records.pasien disable row level security'), /must be owner|permission denied/);
       await assert.rejects(inTenant('select * from schema_migrations'), /permission denied/);
-      await assert.rejects(inTenant("insert into records.pasien_nama values ('rs-demo', 'x', gen_random_uuid(), 1, 'x')"), /permission denied/);
+      await assert.rejects(
+        inTenant("insert into records.pasien_nama values ('rs-demo', 'x', gen_random_uuid(), 1, 'x')"),
+        /permission denied/,
+      );
       await assert.rejects(
         inTenant("insert into records.audit_log (tenant_id, actor_user_id, actor_role, action) values ('rs-lain', 'x', 'x', 'forged')"),
         /row-level security/,
       );
-      const appended = await inTenant("insert into records.audit_log (actor_user_id, actor_role, action) values ('x', 'x', 'probe') returning tenant_id");
+      const appended = await inTenant(
+        "insert into records.audit_log (actor_user_id, actor_role, action) values ('x', 'x', 'probe') returning tenant_id",
+      );
       assert.equal(appended.rows[0].tenant_id, 'rs-demo');
     } finally {
       await app.end();

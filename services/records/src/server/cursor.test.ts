@@ -13,7 +13,10 @@ test('a cursor round-trips and reveals nothing', () => {
 
 test('a cursor is bound to its tenant, its listing and its key', () => {
   const token = c.seal('pasien.rm', 'rs-demo', ['00000042']);
-  assert.throws(() => c.open(token, 'pasien.rm', 'rs-lain'), (e: unknown) => e instanceof TRPCError && e.code === 'BAD_REQUEST');
+  assert.throws(
+    () => c.open(token, 'pasien.rm', 'rs-lain'),
+    (e: unknown) => e instanceof TRPCError && e.code === 'BAD_REQUEST',
+  );
   assert.throws(() => c.open(token, 'pasien.nama', 'rs-demo'), TRPCError);
   assert.throws(() => cursors('y'.repeat(32)).open(token, 'pasien.rm', 'rs-demo'), TRPCError);
   const tampered = Buffer.from(token, 'base64url');

@@ -33,7 +33,11 @@ export function cursors(secret: string): Cursors {
         if (!Array.isArray(values) || !values.every((v) => typeof v === 'string' || typeof v === 'number')) throw new Error('shape');
         return values as (string | number)[];
       } catch {
-        throw new TRPCError({ code: 'BAD_REQUEST', message: 'cursor is not valid for this listing', cause: new FieldErrors({ cursor: ['cursor is not valid for this listing'] }) });
+        throw new TRPCError({
+          code: 'BAD_REQUEST',
+          message: 'cursor is not valid for this listing',
+          cause: new FieldErrors({ cursor: ['cursor is not valid for this listing'] }),
+        });
       }
     },
   };

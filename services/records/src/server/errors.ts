@@ -42,7 +42,11 @@ export function toTRPCError(err: unknown): TRPCError {
     return new TRPCError({ code: 'BAD_REQUEST', message: 'the input was refused by the database', cause: err as Error });
   }
   if (isUnavailable(err)) {
-    return new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'the records database is unavailable, try again shortly', cause: err as Error });
+    return new TRPCError({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'the records database is unavailable, try again shortly',
+      cause: err as Error,
+    });
   }
   return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'internal error', cause: err as Error });
 }

@@ -36,22 +36,40 @@ describe('bad input', () => {
   });
 
   const raw = (path: string, body: string, headers: Record<string, string> = {}) =>
-    fetch(`${r.url}${path}`, { method: 'POST', headers: { 'x-simrs-principal': admin, 'content-type': 'application/json', ...headers }, body }).then(
-      async (res): Promise<Reply> => {
-        const text = await res.text();
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          /* keep text */
-        }
-        return { status: res.status, body: parsed, headers: res.headers };
-      },
-    );
+    fetch(`${r.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-simrs-principal': admin, 'content-type': 'application/json', ...headers },
+      body,
+    }).then(async (res): Promise<Reply> => {
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* keep text */
+      }
+      return { status: res.status, body: parsed, headers: res.headers };
+    });
 
   const valid = () => newPasien(2);
-  const sqlish = ["Robert'); DROP TABLE records.pasien;--", "' OR '1'='1", '1; DELETE FROM records.audit_log', "x' UNION SELECT * FROM records.pasien --", '$$; drop schema records cascade; $$'];
-  const oddUnicode = ['Siti\u0000Aminah', 'Siti\u202eAminah', '\u200b\u200b', 'Siti \ud800', 'Budi 😀', 'A'.repeat(5000), '\u0007bell', 'Siti\r\nAminah', 'Bu\ufeffdi'];
+  const sqlish = [
+    "Robert'); DROP TABLE records.pasien;--",
+    "' OR '1'='1",
+    '1; DELETE FROM records.audit_log',
+    "x' UNION SELECT * FROM records.pasien --",
+    '$$; drop schema records cascade; $$',
+  ];
+  const oddUnicode = [
+    'Siti\u0000Aminah',
+    'Siti\u202eAminah',
+    '\u200b\u200b',
+    'Siti \ud800',
+    'Budi 😀',
+    'A'.repeat(5000),
+    '\u0007bell',
+    'Siti\r\nAminah',
+    'Bu\ufeffdi',
+  ];
 
   test('create: wrong types, unknown fields, invalid NIKs, SQL-like strings, odd unicode', async () => {
     const cases: [string, unknown][] = [
@@ -105,10 +123,14 @@ describe('bad input', () => {
     // Without Content-Length (chunked), the limit is enforced while reading.
     for (const path of ['/trpc/pasien.create', '/api/v1/pasien']) {
       const status = await new Promise<number>((resolve, reject) => {
-        const req = request(`${r.url}${path}`, { method: 'POST', headers: { 'x-simrs-principal': admin, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          `${r.url}${path}`,
+          { method: 'POST', headers: { 'x-simrs-principal': admin, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         for (let i = 0; i < 4; i++) req.write(big.slice(i * (big.length / 4), (i + 1) * (big.length / 4)));
         req.end();
@@ -157,7 +179,11 @@ describe('bad input', () => {
       { id: 'nope', alamat: 'Jl. X' },
     ];
     for (const input of updates) assertEnvelope(await r.mutate('pasien.update', input, admin), 400, 'BAD_REQUEST');
-    assertEnvelope(await r.mutate('pasien.update', { id: '00000000-0000-4000-8000-000000000000', alamat: 'Jl. X' }, admin), 404, 'NOT_FOUND');
+    assertEnvelope(
+      await r.mutate('pasien.update', { id: '00000000-0000-4000-8000-000000000000', alamat: 'Jl. X' }, admin),
+      404,
+      'NOT_FOUND',
+    );
     assertEnvelope(await r.mutate('pasien.update', { id: existing.id, alamat: 'Jl. X', expectedVersion: 7 }, admin), 409, 'CONFLICT');
     assertEnvelope(await r.mutate('pasien.archive', { id: existing.id }, admin), 400, 'BAD_REQUEST');
     assertEnvelope(await r.rest('GET', '/pasien/not-a-uuid', { principal: admin }), 400, 'BAD_REQUEST');
@@ -173,8 +199,20 @@ describe('bad input', () => {
     const e = assertEnvelope(await r.mutate('pasien.create', newPasien(1, { nama: 'Orang Lain' }), admin), 409, 'CONFLICT');
     assert.ok(e.data.fieldErrors?.nik?.[0]);
     const other = dataOf<{ id: string; nik: string }>(await r.mutate('pasien.create', newPasien(3), admin));
-    assertEnvelope(await r.mutate('pasien.update', { id: other.id, nik: existing.nik, tanggalLahir: newPasien(1).tanggalLahir, jenisKelamin: newPasien(1).jenisKelamin }, admin), 409, 'CONFLICT');
+    assertEnvelope(
+      await r.mutate(
+        'pasien.update',
+        { id: other.id, nik: existing.nik, tanggalLahir: newPasien(1).tanggalLahir, jenisKelamin: newPasien(1).jenisKelamin },
+        admin,
+      ),
+      409,
+      'CONFLICT',
+    );
     const { rows } = await r.owner.query("select no_rm from records.pasien where tenant_id = 'rs-demo' order by no_rm");
-    assert.deepEqual(rows.map((x) => x.no_rm), ['00000001', '00000002'], 'medical record numbers stay dense');
+    assert.deepEqual(
+      rows.map((x) => x.no_rm),
+      ['00000001', '00000002'],
+      'medical record numbers stay dense',
+    );
   });
 });

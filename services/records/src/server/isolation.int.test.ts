@@ -29,7 +29,10 @@ describe('tenant isolation', () => {
     r = await startRecords('isolation');
     demoAdmin = await r.principal('rs-demo', 'tenant_admin');
     lainAdmin = await r.principal('rs-lain', 'tenant_admin');
-    for (let i = 1; i <= 3; i++) demo.push(dataOf<P>(await r.mutate('pasien.create', newPasien(i, { nama: `Zulkarnain Demo ${['Satu', 'Dua', 'Tiga'][i - 1]}` }), demoAdmin)));
+    for (let i = 1; i <= 3; i++)
+      demo.push(
+        dataOf<P>(await r.mutate('pasien.create', newPasien(i, { nama: `Zulkarnain Demo ${['Satu', 'Dua', 'Tiga'][i - 1]}` }), demoAdmin)),
+      );
     lainOwn = dataOf<P>(await r.mutate('pasien.create', newPasien(50), lainAdmin));
   });
   after(async () => {
@@ -51,13 +54,24 @@ describe('tenant isolation', () => {
       assertEnvelope(await r.rest('GET', `/pasien/${p.id}`, { principal: lainAdmin }), 404, 'NOT_FOUND');
       assertEnvelope(await r.rest('PATCH', `/pasien/${p.id}`, { principal: lainAdmin, body: { alamat: 'Jl. X No. 1' } }), 404, 'NOT_FOUND');
     }
-    const rows = await r.owner.query("select count(*)::int as n from records.pasien where tenant_id = 'rs-demo' and (version <> 1 or status <> 'active')");
+    const rows = await r.owner.query(
+      "select count(*)::int as n from records.pasien where tenant_id = 'rs-demo' and (version <> 1 or status <> 'active')",
+    );
     assert.equal(rows.rows[0].n, 0, "rs-demo's rows are untouched");
   });
 
   test("rs-demo's filters give rs-lain nothing of rs-demo", async () => {
     const d = demo[0]!;
-    const filters = [{}, { nik: d.nik }, { noRm: d.noRm }, { q: 'zulkarnain' }, { q: d.nama }, { tanggalLahir: d.tanggalLahir }, { status: 'all' }, { status: 'archived' }];
+    const filters = [
+      {},
+      { nik: d.nik },
+      { noRm: d.noRm },
+      { q: 'zulkarnain' },
+      { q: d.nama },
+      { tanggalLahir: d.tanggalLahir },
+      { status: 'all' },
+      { status: 'archived' },
+    ];
     for (const filter of filters) {
       const page = dataOf<Page>(await r.query('pasien.list', filter, lainAdmin));
       noDemo(page);
@@ -65,7 +79,10 @@ describe('tenant isolation', () => {
     assert.deepEqual(dataOf<Page>(await r.query('pasien.list', { nik: d.nik }, lainAdmin)).items, []);
     assert.deepEqual(dataOf<Page>(await r.query('pasien.list', { q: 'zulkarnain' }, lainAdmin)).items, []);
     // rs-lain's own patient is there: the filters work, they just never cross tenants.
-    assert.deepEqual(dataOf<Page>(await r.query('pasien.list', { nik: lainOwn.nik }, lainAdmin)).items.map((p) => p.id), [lainOwn.id]);
+    assert.deepEqual(
+      dataOf<Page>(await r.query('pasien.list', { nik: lainOwn.nik }, lainAdmin)).items.map((p) => p.id),
+      [lainOwn.id],
+    );
   });
 
   test("rs-demo's cursors are refused for rs-lain", async () => {
@@ -79,7 +96,7 @@ describe('tenant isolation', () => {
     assertEnvelope(await r.query('audit.list', { cursor: auditPage.nextCursor }, lainAdmin), 400, 'BAD_REQUEST');
   });
 
-  test("a NIK taken in rs-demo is free in rs-lain (no cross-tenant 409 oracle)", async () => {
+  test('a NIK taken in rs-demo is free in rs-lain (no cross-tenant 409 oracle)', async () => {
     const d = demo[1]!;
     const same = newPasien(2, { nama: 'Orang Lain' });
     assert.equal(same.nik, d.nik);

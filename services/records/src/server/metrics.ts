@@ -49,7 +49,11 @@ export function proceduresOf(pathname: string): string[] {
  * Names the server span now and counts the call when the response is sent. `surface` tells how the
  * procedure was reached; for REST the route is the normalised path under the integration prefix.
  */
-export function observeCall(req: IncomingMessage, res: ServerResponse, call: { surface: 'trpc' | 'rest'; pathname: string; prefix: string }): void {
+export function observeCall(
+  req: IncomingMessage,
+  res: ServerResponse,
+  call: { surface: 'trpc' | 'rest'; pathname: string; prefix: string },
+): void {
   const started = performance.now();
   const procedures = call.surface === 'trpc' ? proceduresOf(call.pathname) : [];
   const restRoute = restRouteOf(req.method ?? 'GET', call.pathname, call.prefix);

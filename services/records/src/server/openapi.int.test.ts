@@ -19,12 +19,24 @@ describe('integration interface', () => {
     const doc = (await res.json()) as {
       openapi: string;
       servers: { url: string }[];
-      paths: Record<string, Record<string, { operationId: string; security?: unknown[]; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            operationId: string;
+            security?: unknown[];
+            responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+          }
+        >
+      >;
       components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
     };
     assert.equal(doc.openapi, '3.1.0');
     assert.deepEqual(doc.servers, [{ url: '/integrasi/v1' }]);
-    const ops = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`));
+    const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+    );
     assert.deepEqual(ops.sort(), [
       'GET /audit audit-list',
       'GET /health healthCheck',
@@ -35,7 +47,10 @@ describe('integration interface', () => {
       'POST /pasien/{id}/archive pasien-archive',
     ]);
     assert.ok(doc.components.schemas.ErrorEnvelope);
-    assert.deepEqual(Object.keys(doc.components.schemas).filter((k) => k.startsWith('error.')), []);
+    assert.deepEqual(
+      Object.keys(doc.components.schemas).filter((k) => k.startsWith('error.')),
+      [],
+    );
     assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['bearer', 'session']);
     for (const item of Object.values(doc.paths)) {
       for (const op of Object.values(item)) {
@@ -54,7 +69,8 @@ describe('integration interface', () => {
     assert.match(res.headers.get('content-type') ?? '', /text\/html/);
     assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
     const html = await res.text();
-    for (const op of ['GET /integrasi/v1/pasien', 'POST /integrasi/v1/pasien/{id}/archive', 'GET /integrasi/v1/audit']) assert.ok(html.includes(op), op);
+    for (const op of ['GET /integrasi/v1/pasien', 'POST /integrasi/v1/pasien/{id}/archive', 'GET /integrasi/v1/audit'])
+      assert.ok(html.includes(op), op);
     assert.doesNotMatch(html, /<script|https?:\/\/(?!localhost)/);
   });
 
@@ -67,16 +83,23 @@ describe('integration interface', () => {
     assert.equal((created.body as { noRm: string }).noRm, '00000001');
     const got = await r.rest('GET', `/pasien/${id}`, { principal: clerk });
     assert.equal((got.body as { id: string }).id, id);
-    const updated = await r.rest('PATCH', `/pasien/${id}`, { principal: clerk, body: { alamat: 'Jl. Sudirman No. 5', expectedVersion: 1 } });
+    const updated = await r.rest('PATCH', `/pasien/${id}`, {
+      principal: clerk,
+      body: { alamat: 'Jl. Sudirman No. 5', expectedVersion: 1 },
+    });
     assert.equal(updated.status, 200);
     assert.equal((updated.body as { version: number }).version, 2);
     const list = await r.rest('GET', `/pasien?q=budi&limit=5`, { principal: clerk });
-    assert.deepEqual((list.body as { items: { id: string }[] }).items.map((p) => p.id), [id]);
+    assert.deepEqual(
+      (list.body as { items: { id: string }[] }).items.map((p) => p.id),
+      [id],
+    );
     assertEnvelope(await r.rest('POST', `/pasien/${id}/archive`, { principal: clerk, body: { reason: 'duplikat' } }), 403, 'FORBIDDEN');
     const archived = await r.rest('POST', `/pasien/${id}/archive`, { principal: admin, body: { reason: 'duplikat' } });
     assert.equal((archived.body as { status: string }).status, 'archived');
     assertEnvelope(await r.rest('POST', `/pasien/${id}/archive`, { principal: admin, body: { reason: 'lagi' } }), 409, 'CONFLICT');
-    const ids = async (query: string) => ((await r.rest('GET', `/pasien${query}`, { principal: clerk })).body as { items: { id: string }[] }).items.map((p) => p.id);
+    const ids = async (query: string) =>
+      ((await r.rest('GET', `/pasien${query}`, { principal: clerk })).body as { items: { id: string }[] }).items.map((p) => p.id);
     assert.deepEqual(await ids(''), [], 'archived patients leave the default listing');
     assert.deepEqual(await ids('?status=archived'), [id]);
     assert.deepEqual(await ids('?status=all&q=budi'), [id]);

@@ -28,7 +28,11 @@ const ENVELOPE_SCHEMA = {
             code: { type: 'string', examples: ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'] },
             httpStatus: { type: 'integer' },
             path: { type: 'string', description: 'The procedure, e.g. pasien.list' },
-            fieldErrors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, description: 'Per-field messages for bad input' },
+            fieldErrors: {
+              type: 'object',
+              additionalProperties: { type: 'array', items: { type: 'string' } },
+              description: 'Per-field messages for bad input',
+            },
           },
         },
       },
@@ -41,15 +45,25 @@ export function openApiDocument(prefix: string): OpenAPIObject {
     title: 'SIMRS records API',
     version: '1.0.0',
     description:
-      'Patient records (pasien) of the caller\'s hospital, and their audit trail. Every call is scoped to the tenant of the credential; queries need the simrs:read scope, mutations simrs:write, and the role must allow the procedure. The same procedures are also served as tRPC under /trpc.',
+      "Patient records (pasien) of the caller's hospital, and their audit trail. Every call is scoped to the tenant of the credential; queries need the simrs:read scope, mutations simrs:write, and the role must allow the procedure. The same procedures are also served as tRPC under /trpc.",
     baseUrl: prefix,
     securitySchemes: {
-      bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OAuth 2.0 access token (at+jwt) for the SIMRS API resource' },
-      session: { type: 'apiKey', in: 'cookie', name: 'session_token', description: 'Session cookie from passwordless sign-in; counts only from allow-listed origins' },
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'OAuth 2.0 access token (at+jwt) for the SIMRS API resource',
+      },
+      session: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'session_token',
+        description: 'Session cookie from passwordless sign-in; counts only from allow-listed origins',
+      },
     },
   });
   // trpc-to-openapi describes errors in its own shape; ours is the seed's envelope, everywhere.
-  const schemas = (doc.components ??= {}).schemas ??= {};
+  const schemas = ((doc.components ??= {}).schemas ??= {});
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   schemas.ErrorEnvelope = ENVELOPE_SCHEMA as (typeof schemas)[string];
   for (const item of Object.values(doc.paths ?? {})) {
@@ -70,11 +84,24 @@ export function docsPage(doc: OpenAPIObject, prefix: string): string {
   const nav: string[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, raw] of Object.entries(item as Record<string, Record<string, unknown>>)) {
-      const op = raw as { operationId?: string; summary?: string; description?: string; parameters?: { name: string; in: string; required?: boolean; schema?: unknown; description?: string }[]; requestBody?: { content?: Record<string, { schema?: unknown }> }; responses?: Record<string, { description?: string }>; security?: unknown[] };
+      const op = raw as {
+        operationId?: string;
+        summary?: string;
+        description?: string;
+        parameters?: { name: string; in: string; required?: boolean; schema?: unknown; description?: string }[];
+        requestBody?: { content?: Record<string, { schema?: unknown }> };
+        responses?: Record<string, { description?: string }>;
+        security?: unknown[];
+      };
       const id = `op-${op.operationId ?? `${method}-${path}`}`.replace(/[^\w-]/g, '-');
-      nav.push(`<li><a href="#${id}"><code>${method.toUpperCase()} ${escapeHtml(prefix + path)}</code> ${escapeHtml(op.summary ?? '')}</a></li>`);
+      nav.push(
+        `<li><a href="#${id}"><code>${method.toUpperCase()} ${escapeHtml(prefix + path)}</code> ${escapeHtml(op.summary ?? '')}</a></li>`,
+      );
       const params = (op.parameters ?? [])
-        .map((p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${escapeHtml(JSON.stringify(p.schema))}</code></td></tr>`)
+        .map(
+          (p) =>
+            `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${escapeHtml(JSON.stringify(p.schema))}</code></td></tr>`,
+        )
         .join('');
       const body = op.requestBody?.content?.['application/json']?.schema;
       const responses = Object.entries(op.responses ?? {})

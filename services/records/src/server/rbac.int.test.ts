@@ -70,12 +70,14 @@ describe('RBAC and scopes', () => {
     const none = await r.principal('rs-demo', 'tenant_admin', { scopes: ['openid'] });
     assert.match(assertEnvelope(await r.query('pasien.list', {}, writeOnly), 403).message, /simrs:read/);
     dataOf(await r.mutate('pasien.create', newPasien(++n), writeOnly));
-    for (const name of Object.keys(PROCEDURES) as ProcedureName[]) assertEnvelope(await call(name, await inputFor(name), none), 403, 'FORBIDDEN');
+    for (const name of Object.keys(PROCEDURES) as ProcedureName[])
+      assertEnvelope(await call(name, await inputFor(name), none), 403, 'FORBIDDEN');
   });
 
   test('a role records does not know may do nothing', async () => {
     const janitor = await r.principal('rs-demo', 'janitor', { scopes: ['simrs:read', 'simrs:write'] });
-    for (const name of Object.keys(PROCEDURES) as ProcedureName[]) assertEnvelope(await call(name, await inputFor(name), janitor), 403, 'FORBIDDEN');
+    for (const name of Object.keys(PROCEDURES) as ProcedureName[])
+      assertEnvelope(await call(name, await inputFor(name), janitor), 403, 'FORBIDDEN');
   });
 
   test('no principal, a forged, expired, unsigned or malformed one: 401 everywhere but healthCheck', async () => {
@@ -83,10 +85,18 @@ describe('RBAC and scopes', () => {
     const forged = await signPrincipal(claims, 'z'.repeat(64));
     const expired = await signPrincipal(claims, r.secret, -300);
     const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'simrs-principal+jwt' })).toString('base64url')}.${Buffer.from(
-      JSON.stringify({ p: { userId: 'u', tenantId: 'rs-demo', role: 'tenant_admin', scopes: ['simrs:read'] }, iss: 'simrs-gateway', aud: 'simrs-records', exp: 9999999999 }),
+      JSON.stringify({
+        p: { userId: 'u', tenantId: 'rs-demo', role: 'tenant_admin', scopes: ['simrs:read'] },
+        iss: 'simrs-gateway',
+        aud: 'simrs-records',
+        exp: 9999999999,
+      }),
     ).toString('base64url')}.`;
     const valid = await r.principal('rs-demo', 'tenant_admin');
-    const tampered = valid.replace(/\.([^.]+)\./, (_m, payload: string) => `.${payload.slice(0, -2)}${payload.slice(-2) === 'fQ' ? 'fX' : 'fQ'}.`);
+    const tampered = valid.replace(
+      /\.([^.]+)\./,
+      (_m, payload: string) => `.${payload.slice(0, -2)}${payload.slice(-2) === 'fQ' ? 'fX' : 'fQ'}.`,
+    );
     for (const principal of [undefined, forged, expired, unsigned, tampered, 'not-a-jwt', '']) {
       for (const name of Object.keys(PROCEDURES) as ProcedureName[]) {
         const input = PROCEDURES[name].kind === 'query' ? {} : newPasien(++n);

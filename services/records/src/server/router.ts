@@ -10,7 +10,16 @@ import { publicProcedure, router } from './trpc.ts';
 export const appRouter = router({
   /** Public liveness of the API surface as the seed defines it: `{"result":{"data":null}}`. */
   healthCheck: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/health', protect: false, tags: ['health'], summary: 'Health check (no credential needed)', errorResponses: { 503: 'Unavailable' } } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/health',
+        protect: false,
+        tags: ['health'],
+        summary: 'Health check (no credential needed)',
+        errorResponses: { 503: 'Unavailable' },
+      },
+    })
     .input(z.void())
     .output(z.null())
     .query(() => null),

@@ -113,7 +113,8 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
         .writeHead(200, {
           'content-type': 'text/html; charset=utf-8',
           'cache-control': 'no-cache',
-          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+          'content-security-policy':
+            "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
           'x-content-type-options': 'nosniff',
         })
         .end(docsHtml);
@@ -124,7 +125,10 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       try {
         raw = await readBody(req, config.MAX_BODY_BYTES);
       } catch (err) {
-        if (err instanceof BodyTooLarge) return sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${config.MAX_BODY_BYTES} bytes`, path, { connection: 'close' });
+        if (err instanceof BodyTooLarge)
+          return sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${config.MAX_BODY_BYTES} bytes`, path, {
+            connection: 'close',
+          });
         throw err;
       }
       const type = String(req.headers['content-type'] ?? '');
@@ -150,7 +154,9 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       const pathname = url.split('?')[0] ?? '/';
       const length = Number(req.headers['content-length'] ?? 0);
       if (length > config.MAX_BODY_BYTES) {
-        return sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${config.MAX_BODY_BYTES} bytes`, pathname, { connection: 'close' });
+        return sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${config.MAX_BODY_BYTES} bytes`, pathname, {
+          connection: 'close',
+        });
       }
       if (pathname.startsWith('/trpc/')) {
         observeCall(req, res, { surface: 'trpc', pathname, prefix });

@@ -29,7 +29,11 @@ export interface RecordsUnderTest {
   principal(tenantId: string, role: Role | string, overrides?: Partial<Principal>): Promise<string>;
   query<T = unknown>(path: string, input: unknown, principal?: string, headers?: Record<string, string>): Promise<Reply<T>>;
   mutate<T = unknown>(path: string, input: unknown, principal?: string, headers?: Record<string, string>): Promise<Reply<T>>;
-  rest<T = unknown>(method: string, path: string, opts?: { body?: unknown; raw?: string; principal?: string; headers?: Record<string, string> }): Promise<Reply<T>>;
+  rest<T = unknown>(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; raw?: string; principal?: string; headers?: Record<string, string> },
+  ): Promise<Reply<T>>;
   stop(): Promise<void>;
 }
 
@@ -112,7 +116,10 @@ export async function startRecords(label: string, env: Record<string, string> = 
       return reply(
         await fetch(`${url}${prefix}${path}`, {
           method,
-          headers: withPrincipal(opts.principal, { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers }),
+          headers: withPrincipal(opts.principal, {
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...opts.headers,
+          }),
           ...(body !== undefined ? { body } : {}),
         }),
       );
@@ -133,7 +140,9 @@ export function newPasien(n = ++serial, overrides: Record<string, unknown> = {})
   const jenisKelamin = female ? 'P' : 'L';
   return {
     nik: makeNik({ province: '32', regency: 73, district: 1 + (n % 30), tanggalLahir, jenisKelamin, serial: 1 + (n % 9999) }),
-    nama: female ? `Siti Test ${['Aminah', 'Rahayu', 'Lestari', 'Wulandari'][n % 4]}` : `Budi Test ${['Santoso', 'Prasetyo', 'Hidayat', 'Saputra'][n % 4]}`,
+    nama: female
+      ? `Siti Test ${['Aminah', 'Rahayu', 'Lestari', 'Wulandari'][n % 4]}`
+      : `Budi Test ${['Santoso', 'Prasetyo', 'Hidayat', 'Saputra'][n % 4]}`,
     tempatLahir: 'Bandung',
     tanggalLahir,
     jenisKelamin,
@@ -152,7 +161,11 @@ export async function countRows(owner: pg.Client, table: string, where = 'true',
 }
 
 interface EnvelopeBody {
-  error: { message: string; code: number; data: { code: string; httpStatus: number; path: string; fieldErrors?: Record<string, string[]> } };
+  error: {
+    message: string;
+    code: number;
+    data: { code: string; httpStatus: number; path: string; fieldErrors?: Record<string, string[]> };
+  };
 }
 
 /** Asserts the seed's error envelope with the given status (and tRPC code when given). */
@@ -162,7 +175,13 @@ export function assertEnvelope(reply: Reply, status: number, code?: string): Env
   if (reply.status !== status) throw new Error(`expected ${status}, got ${reply.status}: ${shown}`);
   if (typeof body !== 'object' || body === null || typeof body.error !== 'object') throw new Error(`not an envelope: ${shown}`);
   const e = body.error;
-  if (typeof e.message !== 'string' || typeof e.code !== 'number' || typeof e.data?.code !== 'string' || e.data.httpStatus !== status || typeof e.data.path !== 'string') {
+  if (
+    typeof e.message !== 'string' ||
+    typeof e.code !== 'number' ||
+    typeof e.data?.code !== 'string' ||
+    e.data.httpStatus !== status ||
+    typeof e.data.path !== 'string'
+  ) {
     throw new Error(`envelope fields missing or wrong: ${shown}`);
   }
   if (code && e.data.code !== code) throw new Error(`expected ${code}, got ${e.data.code}: ${shown}`);
@@ -172,6 +191,7 @@ export function assertEnvelope(reply: Reply, status: number, code?: string): Env
 /** tRPC success data. */
 export function dataOf<T = Record<string, unknown>>(reply: Reply): T {
   const body = reply.body as { result?: { data: T } };
-  if (reply.status !== 200 || !body.result) throw new Error(`expected 200 with result, got ${reply.status}: ${JSON.stringify(reply.body).slice(0, 400)}`);
+  if (reply.status !== 200 || !body.result)
+    throw new Error(`expected 200 with result, got ${reply.status}: ${JSON.stringify(reply.body).slice(0, 400)}`);
   return body.result.data;
 }

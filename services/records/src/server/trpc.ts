@@ -72,7 +72,11 @@ const t = initTRPC
       const status = shape.data.httpStatus;
       const fieldErrors = status < 500 ? fieldErrorsOf(error.cause) : undefined;
       const message =
-        status >= 500 ? (PUBLIC_5XX[status] ?? 'internal error') : error.cause instanceof ZodError ? invalidInputMessage(error.cause.issues) : shape.message;
+        status >= 500
+          ? (PUBLIC_5XX[status] ?? 'internal error')
+          : error.cause instanceof ZodError
+            ? invalidInputMessage(error.cause.issues)
+            : shape.message;
       const { error: body } = envelope(shape.data.code, message, shape.data.path ?? '');
       return fieldErrors ? { ...body, data: { ...body.data, fieldErrors } } : body;
     },
@@ -107,7 +111,8 @@ export function guardedProcedure(name: ProcedureName) {
     if (!ctx.principal || !ctx.scope) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'sign in first: no valid credential' });
     if (type !== kind) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: `procedure ${name} is declared as ${kind}` });
     const needed = SCOPE_FOR[kind];
-    if (!ctx.principal.scopes.includes(needed)) throw new TRPCError({ code: 'FORBIDDEN', message: `this credential lacks the ${needed} scope` });
+    if (!ctx.principal.scopes.includes(needed))
+      throw new TRPCError({ code: 'FORBIDDEN', message: `this credential lacks the ${needed} scope` });
     if (!roleMay(ctx.principal.role, permission)) {
       throw new TRPCError({ code: 'FORBIDDEN', message: `role ${ctx.principal.role} may not ${permission}` });
     }

@@ -69,7 +69,11 @@ describe('database unavailable', () => {
     cleanup.push(() => proc.stop());
     url = `http://127.0.0.1:${port}`;
     await waitForReady(`${url}/readyz`);
-    principal = await signPrincipal({ userId: 'u1', tenantId: 'rs-demo', role: 'tenant_admin', scopes: ['simrs:read', 'simrs:write'] }, secret, 600);
+    principal = await signPrincipal(
+      { userId: 'u1', tenantId: 'rs-demo', role: 'tenant_admin', scopes: ['simrs:read', 'simrs:write'] },
+      secret,
+      600,
+    );
   });
 
   const list = async (): Promise<Reply> => {
@@ -77,7 +81,11 @@ describe('database unavailable', () => {
     return { status: res.status, body: await res.json(), headers: res.headers };
   };
   const create = async (n: number): Promise<Reply> => {
-    const res = await fetch(`${url}/trpc/pasien.create`, { method: 'POST', headers: { 'x-simrs-principal': principal, 'content-type': 'application/json' }, body: JSON.stringify(newPasien(n)) });
+    const res = await fetch(`${url}/trpc/pasien.create`, {
+      method: 'POST',
+      headers: { 'x-simrs-principal': principal, 'content-type': 'application/json' },
+      body: JSON.stringify(newPasien(n)),
+    });
     return { status: res.status, body: await res.json(), headers: res.headers };
   };
 
@@ -113,7 +121,9 @@ describe('start-up guard', () => {
           const admin = new pg.Client({ connectionString: db.url });
           await admin.connect();
           await admin
-            .query("do $$ begin if not exists (select 1 from pg_roles where rolname = 'records_test_bypass') then create role records_test_bypass login bypassrls password 'records_test_bypass'; end if; end $$")
+            .query(
+              "do $$ begin if not exists (select 1 from pg_roles where rolname = 'records_test_bypass') then create role records_test_bypass login bypassrls password 'records_test_bypass'; end if; end $$",
+            )
             .catch(() => {}); // a parallel run may have created it first
           await admin.end();
         }
