@@ -50,7 +50,11 @@ export function k8sToolsDir(): string {
   const staging = mkdtempSync(path.join(cache, `.unpack-${process.pid}-`));
   try {
     chmodSync(staging, 0o755);
-    unpack(zip, TOOLS.map((tool) => `${tool}/${tool}`), staging);
+    unpack(
+      zip,
+      TOOLS.map((tool) => `${tool}/${tool}`),
+      staging,
+    );
     for (const tool of TOOLS) chmodSync(path.join(staging, tool), 0o755);
     try {
       renameSync(staging, dir);

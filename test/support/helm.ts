@@ -112,8 +112,7 @@ function shellWords(line: string): string[] {
     else if (/\s/.test(c)) {
       if (word !== undefined) words.push(word);
       word = undefined;
-    }
-    else if (c === '#' && word === undefined) break;
+    } else if (c === '#' && word === undefined) break;
     else word = (word ?? '') + c;
   }
   if (word !== undefined) words.push(word);
@@ -152,7 +151,8 @@ export function readmeInstallCommands(file: string): InstallCommand[] {
         else if (word === '-f' || word === '--values') command.files.push(words.shift()!);
         else if (word === '--set' || word === '--set-string') command.sets.push({ flag: word, assignment: words.shift()! });
         else if (word === '--timeout') words.shift();
-        else if (!['--install', '--create-namespace', '--wait', '--atomic'].includes(word)) throw new Error(`README: unknown helm flag ${word} in: ${text}`);
+        else if (!['--install', '--create-namespace', '--wait', '--atomic'].includes(word))
+          throw new Error(`README: unknown helm flag ${word} in: ${text}`);
       }
       [command.release = '', command.chart = ''] = positional;
       return command;

@@ -12,13 +12,18 @@ import { MalformedAuthorization, resolveCaller, UnknownSession } from './credent
 import { UpstreamUnavailable } from './session.ts';
 import type { SessionAuthenticator } from './session.ts';
 
-export function authenticate(auth: { sessions: SessionAuthenticator; bearer: BearerAuthenticator; refused: CallerRateLimit }): RequestHandler {
+export function authenticate(auth: {
+  sessions: SessionAuthenticator;
+  bearer: BearerAuthenticator;
+  refused: CallerRateLimit;
+}): RequestHandler {
   return async (req, res, next) => {
     let verified: VerifiedCredential | undefined;
     try {
       verified = await resolveCaller(req, auth);
     } catch (err) {
-      if (err instanceof UpstreamUnavailable) return sendError(res, 'SERVICE_UNAVAILABLE', 'sign-in service unavailable, try again shortly');
+      if (err instanceof UpstreamUnavailable)
+        return sendError(res, 'SERVICE_UNAVAILABLE', 'sign-in service unavailable, try again shortly');
       if (err instanceof InvalidToken || err instanceof MalformedAuthorization) {
         await auth.refused.check(clientKey(req));
         const description = err instanceof MalformedAuthorization ? 'malformed' : 'invalid or expired';

@@ -12,7 +12,9 @@ export function throttleRefusedCredentials(refused: CallerRateLimit): RequestHan
     const presentsCredential = req.headers.authorization !== undefined || req.headers.cookie !== undefined;
     const cooling = presentsCredential ? await refused.blocked(clientKey(req)) : undefined;
     if (cooling !== undefined) {
-      return sendError(res, 'TOO_MANY_REQUESTS', `too many rejected credentials, retry in ${cooling} s`, { 'retry-after': String(cooling) });
+      return sendError(res, 'TOO_MANY_REQUESTS', `too many rejected credentials, retry in ${cooling} s`, {
+        'retry-after': String(cooling),
+      });
     }
     next();
   };

@@ -43,7 +43,8 @@ export class SessionAuthenticator {
         sessionId: principal.sessionId,
       };
       const expiresAt = principal.expiresAt ? Number(principal.expiresAt.seconds) * 1000 : Date.now();
-      if (useCache && generation === this.revocations.generation) this.cache.set(key, result, Math.min(expiresAt, Date.now() + this.cacheMs));
+      if (useCache && generation === this.revocations.generation)
+        this.cache.set(key, result, Math.min(expiresAt, Date.now() + this.cacheMs));
       return { key, principal: result };
     } catch (err) {
       if (isStatus(err, grpc.status.UNAUTHENTICATED)) return undefined;

@@ -41,7 +41,8 @@ export function rateLimit(limit: CallerRateLimit): RequestHandler {
   return async (req, res, next) => {
     const caller = callerOf(res);
     const wait = await limit.check(caller ? `${caller.principal.clientId ?? ''}:${caller.principal.userId}` : clientKey(req));
-    if (wait !== undefined) return sendError(res, 'TOO_MANY_REQUESTS', `too many requests, retry in ${wait} s`, { 'retry-after': String(wait) });
+    if (wait !== undefined)
+      return sendError(res, 'TOO_MANY_REQUESTS', `too many requests, retry in ${wait} s`, { 'retry-after': String(wait) });
     next();
   };
 }

@@ -33,7 +33,12 @@ export function forward(route: Route, options: ForwardOptions): RequestHandler {
   return async (req, res) => {
     const principal = await callerOf(res)?.signPrincipal();
     // The upstream needs neither the cookie nor the token: the principal says everything.
-    const headers = forwardHeaders(req.headers, { ...forwardedFor(req), cookie: undefined, authorization: undefined, [PRINCIPAL_HEADER]: principal });
+    const headers = forwardHeaders(req.headers, {
+      ...forwardedFor(req),
+      cookie: undefined,
+      authorization: undefined,
+      [PRINCIPAL_HEADER]: principal,
+    });
     await proxy(target, req, res, headers, limits);
   };
 }

@@ -38,9 +38,27 @@ export const routes: readonly Route[] = [
   // identity's own pages (sign-in, consent, device), same-origin only.
   { prefix: '/auth', upstream: 'identity', credentials: 'passthrough', corsMethods: [], paths: 'prefix' },
   // OAuth discovery at the site root (RFC 8414 for an issuer with a path, RFC 9728 for the API).
-  { prefix: '/.well-known/oauth-authorization-server', upstream: 'identity', credentials: 'passthrough', corsMethods: API_METHODS, paths: 'exact' },
-  { prefix: '/.well-known/openid-configuration', upstream: 'identity', credentials: 'passthrough', corsMethods: API_METHODS, paths: 'exact' },
-  { prefix: '/.well-known/oauth-protected-resource', upstream: 'identity', credentials: 'passthrough', corsMethods: API_METHODS, paths: 'exact' },
+  {
+    prefix: '/.well-known/oauth-authorization-server',
+    upstream: 'identity',
+    credentials: 'passthrough',
+    corsMethods: API_METHODS,
+    paths: 'exact',
+  },
+  {
+    prefix: '/.well-known/openid-configuration',
+    upstream: 'identity',
+    credentials: 'passthrough',
+    corsMethods: API_METHODS,
+    paths: 'exact',
+  },
+  {
+    prefix: '/.well-known/oauth-protected-resource',
+    upstream: 'identity',
+    credentials: 'passthrough',
+    corsMethods: API_METHODS,
+    paths: 'exact',
+  },
   // The clinical API: tRPC for the dashboard and playground, REST for integrations.
   { prefix: '/trpc', upstream: 'records', credentials: 'principal', corsMethods: API_METHODS, paths: 'procedure' },
   { prefix: config.INTEGRATION_PREFIX, upstream: 'records', credentials: 'principal', corsMethods: API_METHODS, paths: 'prefix' },

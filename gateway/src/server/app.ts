@@ -66,7 +66,11 @@ export function createApp(deps: GatewayDeps): express.Express {
   const handlersOf = (route: Route): RequestHandler[] => [
     ...(route.corsMethods.length > 0 ? [corsFor(route.corsMethods)] : []),
     ...(route.credentials === 'principal'
-      ? [throttleRefusedCredentials(refused), authenticate({ sessions: deps.sessions, bearer: deps.bearer, refused }), rateLimit(callerLimit)]
+      ? [
+          throttleRefusedCredentials(refused),
+          authenticate({ sessions: deps.sessions, bearer: deps.bearer, refused }),
+          rateLimit(callerLimit),
+        ]
       : []),
     forward(route, forwarding),
   ];

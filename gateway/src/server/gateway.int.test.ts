@@ -23,7 +23,13 @@ let opsUrl: string;
 before(async () => {
   db = await throwawayDatabase('gateway');
   redis = await startRedisServer();
-  const [gatewayPort, opsPort, recordsPort, deadPort, deadGrpc] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [gatewayPort, opsPort, recordsPort, deadPort, deadGrpc] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   records = startService('records', 'services/records', {
     HOST: '127.0.0.1',
     HTTP_PORT: String(recordsPort),
@@ -101,13 +107,19 @@ describe('gateway routing', () => {
   });
 
   test('a cookie without an allowed Origin is not a credential (identity is not even asked)', async () => {
-    const res = await request(url).get('/trpc/healthCheck').set('cookie', 'simrs.session_token=abc.def').set('origin', 'https://evil.example');
+    const res = await request(url)
+      .get('/trpc/healthCheck')
+      .set('cookie', 'simrs.session_token=abc.def')
+      .set('origin', 'https://evil.example');
     assert.equal(res.status, 200, 'public procedures still answer');
     assert.equal(res.headers['access-control-allow-origin'], undefined);
   });
 
   test('with identity down, a cookie from an allowed origin gives 503, not a hang', async () => {
-    const res = await request(url).get('/trpc/healthCheck').set('cookie', 'simrs.session_token=abc.def').set('origin', 'https://allowed.example');
+    const res = await request(url)
+      .get('/trpc/healthCheck')
+      .set('cookie', 'simrs.session_token=abc.def')
+      .set('origin', 'https://allowed.example');
     assertEnvelope(res.body, 'SERVICE_UNAVAILABLE', 503, 'healthCheck');
   });
 
@@ -120,7 +132,10 @@ describe('gateway routing', () => {
     assert.equal(pre.headers['access-control-allow-origin'], 'https://allowed.example');
     assert.equal(pre.headers['access-control-allow-credentials'], 'true');
     assert.equal(pre.headers['access-control-max-age'], '600');
-    const other = await request(url).options('/trpc/pasien.list').set('origin', 'https://evil.example').set('access-control-request-method', 'GET');
+    const other = await request(url)
+      .options('/trpc/pasien.list')
+      .set('origin', 'https://evil.example')
+      .set('access-control-request-method', 'GET');
     assert.equal(other.headers['access-control-allow-origin'], undefined);
   });
 
@@ -196,8 +211,12 @@ describe('gateway routing', () => {
   // Near the end: it cools this client's credentials down.
   test('rejected credentials are counted per client IP: over the limit, 429 without checking them', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 8; i++) statuses.push((await request(url).get('/trpc/healthCheck').set('authorization', `Bearer junk.${i}.x`)).status);
-    assert.ok(statuses.slice(0, 4).every((s) => s === 401), statuses.join(','));
+    for (let i = 0; i < 8; i++)
+      statuses.push((await request(url).get('/trpc/healthCheck').set('authorization', `Bearer junk.${i}.x`)).status);
+    assert.ok(
+      statuses.slice(0, 4).every((s) => s === 401),
+      statuses.join(','),
+    );
     const limited = await request(url).get('/trpc/healthCheck').set('authorization', 'Bearer junk.x.y');
     assertEnvelope(limited.body, 'TOO_MANY_REQUESTS', 429, 'healthCheck');
     await request(url).get('/trpc/healthCheck').expect(200); // without a credential: still served

@@ -109,7 +109,9 @@ export function observeGateway(deps: {
   const lookups = m.createObservableCounter('gateway.credential_cache.lookups', {
     description: 'Credential cache lookups by credential (session, bearer) and result (hit, miss).',
   });
-  const entries = m.createObservableGauge('gateway.credential_cache.entries', { description: 'Verified credentials held in memory, by credential.' });
+  const entries = m.createObservableGauge('gateway.credential_cache.entries', {
+    description: 'Verified credentials held in memory, by credential.',
+  });
   const live = m.createObservableGauge('gateway.revocations.live', {
     description: 'Whether the revocation feed is subscribed (1); while 0, session verdicts are not cached.',
   });

@@ -45,7 +45,11 @@ test('processes reserving many ports at once never get the same port', async () 
     assert.equal(all.length, 7 * 60);
     const seen = new Map<number, number>();
     for (const port of all) seen.set(port, (seen.get(port) ?? 0) + 1);
-    assert.deepEqual([...seen].filter(([, n]) => n > 1), [], 'ports handed out twice');
+    assert.deepEqual(
+      [...seen].filter(([, n]) => n > 1),
+      [],
+      'ports handed out twice',
+    );
     const [from, to] = portWindow();
     for (const port of all) assert.ok(port >= from && port <= to, `${port} outside ${from}-${to}`);
   } finally {

@@ -57,7 +57,8 @@ addService(
   notifierHandlers({ pool, log, metrics, messageIdDomain: from.address.split('@')[1]!, onQueued: () => worker.wake() }),
   {
     mapError: toGrpcError,
-    onInternalError: (method, err) => log.error({ method, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'gRPC handler failed'),
+    onInternalError: (method, err) =>
+      log.error({ method, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'gRPC handler failed'),
   },
 );
 const health = addHealthService(server, { services: [NotifierService.typeName], ready: storeReachable });

@@ -16,7 +16,19 @@ export class StoreUnavailable extends Error {
 
 // Connection-level failures (refused, reset, timed out, server shutting down or gone), as opposed
 // to a query the database rejected, which is a bug and stays INTERNAL.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '3D000', '53300']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '3D000',
+  '53300',
+]);
 
 export function isStoreUnavailable(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;

@@ -5,12 +5,30 @@ import { backoffMs, classify } from './retry.ts';
 const policy = { maxAttempts: 8, baseMs: 1_000, maxMs: 60_000 };
 
 test('backoff doubles per attempt, with jitter between half and all of it, capped', () => {
-  assert.equal(backoffMs(1, policy, () => 0), 500);
-  assert.equal(backoffMs(1, policy, () => 1), 1_000);
-  assert.equal(backoffMs(3, policy, () => 0), 2_000);
-  assert.equal(backoffMs(3, policy, () => 1), 4_000);
-  assert.equal(backoffMs(20, policy, () => 1), 60_000);
-  assert.equal(backoffMs(20, policy, () => 0), 30_000);
+  assert.equal(
+    backoffMs(1, policy, () => 0),
+    500,
+  );
+  assert.equal(
+    backoffMs(1, policy, () => 1),
+    1_000,
+  );
+  assert.equal(
+    backoffMs(3, policy, () => 0),
+    2_000,
+  );
+  assert.equal(
+    backoffMs(3, policy, () => 1),
+    4_000,
+  );
+  assert.equal(
+    backoffMs(20, policy, () => 1),
+    60_000,
+  );
+  assert.equal(
+    backoffMs(20, policy, () => 0),
+    30_000,
+  );
   const samples = Array.from({ length: 200 }, () => backoffMs(4, policy));
   assert.ok(samples.every((ms) => ms >= 4_000 && ms <= 8_000));
   assert.ok(new Set(samples).size > 50, 'jittered');

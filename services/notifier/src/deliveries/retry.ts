@@ -43,7 +43,8 @@ export function classify(err: unknown): Failure {
   const e = (typeof err === 'object' && err !== null ? err : { message: String(err) }) as MailError;
   const code = typeof e.code === 'string' ? e.code : undefined;
   const responseCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
-  const permanent = responseCode !== undefined && responseCode >= 500 && responseCode < 600 && (code === 'EENVELOPE' || code === 'EMESSAGE');
+  const permanent =
+    responseCode !== undefined && responseCode >= 500 && responseCode < 600 && (code === 'EENVELOPE' || code === 'EMESSAGE');
   const detail = typeof e.response === 'string' && e.response ? e.response : typeof e.message === 'string' ? e.message : 'unknown error';
   const summary = scrubAddresses(`${code ? `${code}: ` : ''}${detail}`)
     .replace(/\s+/g, ' ')

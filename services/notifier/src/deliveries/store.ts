@@ -47,7 +47,17 @@ export async function enqueue(pool: Pool, msg: ValidMessage, messageIdDomain: st
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      on conflict (idempotency_key) do nothing
      returning id, state`,
-    [id, msg.idempotencyKey, msg.template, msg.locale, msg.recipient, msg.parameters, `<${id}@${messageIdDomain}>`, msg.validUntil, traceparent],
+    [
+      id,
+      msg.idempotencyKey,
+      msg.template,
+      msg.locale,
+      msg.recipient,
+      msg.parameters,
+      `<${id}@${messageIdDomain}>`,
+      msg.validUntil,
+      traceparent,
+    ],
   );
   if (inserted.rows[0]) return { ...inserted.rows[0], created: true };
   const existing = await pool.query<{ id: string; state: State }>('select id, state from deliveries where idempotency_key = $1', [

@@ -92,8 +92,14 @@ describe('SendEmail validation', () => {
     rejects({ parameters: { otp: '1234', colour: 'red' } }, /^parameter "colour" is not a parameter of template sign_in_otp \(known: /);
     rejects({ parameters: { otp: '1234', tenant_name: 'RS\nBcc: x' } }, /^parameter "tenant_name" contains control characters/);
     rejects({ parameters: { otp: '1234', expires_minutes: '0' } }, /expires_minutes" must be a whole number/);
-    rejects({ template: Template.MAGIC_LINK, parameters: { url: 'javascript:alert(1)' } }, /^parameter "url" must be an absolute http or https URL/);
-    rejects({ template: Template.SECURITY_NOTICE, parameters: { event: 'hacked' } }, /^parameter "event" must be one of passkey_added, other_sessions_revoked/);
+    rejects(
+      { template: Template.MAGIC_LINK, parameters: { url: 'javascript:alert(1)' } },
+      /^parameter "url" must be an absolute http or https URL/,
+    );
+    rejects(
+      { template: Template.SECURITY_NOTICE, parameters: { event: 'hacked' } },
+      /^parameter "event" must be one of passkey_added, other_sessions_revoked/,
+    );
     rejects(
       { template: Template.SECURITY_NOTICE, parameters: { event: 'passkey_added', time_zone: 'Mars/Base' } },
       /^parameter "time_zone" must be an IANA time zone/,

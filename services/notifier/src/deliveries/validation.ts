@@ -50,7 +50,9 @@ function checkParameter(spec: ParamSpec, value: string): string | undefined {
     case 'digits':
       return /^\d{4,10}$/.test(value) ? undefined : 'must be 4 to 10 digits';
     case 'minutes':
-      return /^\d{1,4}$/.test(value) && Number(value) >= 1 && Number(value) <= 1440 ? undefined : 'must be a whole number of minutes from 1 to 1440';
+      return /^\d{1,4}$/.test(value) && Number(value) >= 1 && Number(value) <= 1440
+        ? undefined
+        : 'must be a whole number of minutes from 1 to 1440';
     case 'url': {
       let url: URL;
       try {
@@ -134,7 +136,10 @@ function describe(error: z.ZodError): string {
 }
 
 /** The stored form of a SendEmail request, or InvalidArgument naming every problem found. */
-export function validateSendEmail(request: Pick<SendEmailRequest, 'idempotencyKey' | 'recipient' | 'template' | 'locale' | 'parameters'>, now = new Date()): ValidMessage {
+export function validateSendEmail(
+  request: Pick<SendEmailRequest, 'idempotencyKey' | 'recipient' | 'template' | 'locale' | 'parameters'>,
+  now = new Date(),
+): ValidMessage {
   const parsed = schema.safeParse({
     idempotency_key: request.idempotencyKey,
     recipient: request.recipient,

@@ -33,7 +33,10 @@ export function parseAddress(value: string): Mailbox | undefined {
   if (!angle) return isAddress(trimmed) ? { address: trimmed } : undefined;
   const address = angle[2]!.trim();
   if (!isAddress(address)) return undefined;
-  const name = angle[1]!.trim().replace(/^"(.*)"$/, '$1').trim();
+  const name = angle[1]!
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .trim();
   return name ? { name, address } : { address };
 }
 

@@ -144,7 +144,13 @@ describe('notifier delivery (two replicas, real SMTP peer)', { timeout: 120_000 
       ['dead-rcpt', 'reject-me@rs-sehat.example'],
       ['dead-data', 'spam-me@rs-sehat.example'],
     ] as const) {
-      await b.client.sendEmail({ idempotencyKey: key, recipient: to, template: Template.SIGN_IN_OTP, locale: 'en', parameters: { otp: '5555' } });
+      await b.client.sendEmail({
+        idempotencyKey: key,
+        recipient: to,
+        template: Template.SIGN_IN_OTP,
+        locale: 'en',
+        parameters: { otp: '5555' },
+      });
       const d = await settled(key, b.client);
       assert.equal(d.state, DeliveryState.DEAD, key);
       assert.equal(d.attempts, 1);
@@ -157,7 +163,11 @@ describe('notifier delivery (two replicas, real SMTP peer)', { timeout: 120_000 
     const metrics = (await Promise.all([a, b].map((n) => fetch(`${n.http}/metrics`).then((r) => r.text())))).join('\n');
     assert.match(metrics, /^notifier_deliveries\{[^}]*state="dead"[^}]*\} 2$/m);
     const permanent = [...metrics.matchAll(/^notifier_dead_letters_total\{[^}]*reason="permanent"[^}]*\} (\d+)$/gm)];
-    assert.equal(permanent.reduce((n, m) => n + Number(m[1]), 0), 2, 'summed over the replicas');
+    assert.equal(
+      permanent.reduce((n, m) => n + Number(m[1]), 0),
+      2,
+      'summed over the replicas',
+    );
   });
 
   test('4xx every time: dead-lettered after MAIL_MAX_ATTEMPTS', async () => {
@@ -177,7 +187,13 @@ describe('notifier delivery (two replicas, real SMTP peer)', { timeout: 120_000 
 
   test('bad requests: INVALID_ARGUMENT with a clear message, nothing stored', async () => {
     const before = await rows();
-    const good = { idempotencyKey: 'bad', recipient: 'x@rs.example', template: Template.SIGN_IN_OTP, locale: 'id', parameters: { otp: '1234' } as Record<string, string> };
+    const good = {
+      idempotencyKey: 'bad',
+      recipient: 'x@rs.example',
+      template: Template.SIGN_IN_OTP,
+      locale: 'id',
+      parameters: { otp: '1234' } as Record<string, string>,
+    };
     const cases: [Partial<typeof good>, RegExp][] = [
       [{ recipient: '' }, /^recipient is required$/],
       [{ recipient: 'not an address' }, /^recipient is not a valid e-mail address/],

@@ -23,7 +23,9 @@ export function createMetrics(readStats: () => Promise<StoreStats>) {
     advice: { explicitBucketBoundaries: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] },
   });
 
-  const storeUp = meter.createObservableGauge('notifier.store.up', { description: 'Whether the message store answered this scrape (1) or not (0).' });
+  const storeUp = meter.createObservableGauge('notifier.store.up', {
+    description: 'Whether the message store answered this scrape (1) or not (0).',
+  });
   const deliveries = meter.createObservableGauge('notifier.deliveries', {
     description: 'Messages in the store by state (queued, sending, dead); dead letters stay for MAIL_RETENTION_DAYS.',
   });
