@@ -8,7 +8,16 @@ test('SMART v2 scopes parse into actions; v1 forms map onto v2; anything else is
   assert.deepEqual(parseSmartScope('user/*.read')?.actions, ['read', 'search']);
   assert.deepEqual(parseSmartScope('user/Patient.write')?.actions, ['create', 'update', 'delete']);
   assert.deepEqual(parseSmartScope('user/Patient.*')?.actions, ['create', 'read', 'update', 'delete', 'search']);
-  for (const bad of ['user/Patient.', 'user/Patient.sr', 'user/Patient.rr', 'system/Patient.rs', 'user/Observation.rs', 'user/Patient.rs?x=1', 'simrs:read', 'patient/patient.r']) {
+  for (const bad of [
+    'user/Patient.',
+    'user/Patient.sr',
+    'user/Patient.rr',
+    'system/Patient.rs',
+    'user/Observation.rs',
+    'user/Patient.rs?x=1',
+    'simrs:read',
+    'patient/patient.r',
+  ]) {
     assert.equal(parseSmartScope(bad), undefined, bad);
   }
 });
@@ -36,7 +45,10 @@ test('the accepted list is every canonical scope, once', () => {
 });
 
 test('plain words for the consent page, in English and Indonesian', () => {
-  assert.equal(describeSmartScope('user/Patient.rs'), 'Read patient records and search for patients: any patient in your hospital, as far as your role allows');
+  assert.equal(
+    describeSmartScope('user/Patient.rs'),
+    'Read patient records and search for patients: any patient in your hospital, as far as your role allows',
+  );
   assert.equal(describeSmartScope('patient/Patient.r', 'id'), 'Membaca data pasien: hanya satu pasien yang dipilih untuk aplikasi ini');
   assert.equal(describeSmartScope('openid'), undefined);
 });
