@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeSmartScope, isApiScope, parseSmartScope, scopeReach, SMART_SCOPES } from './smart.ts';
+import { describeSmartScope, isApiScope, parseSmartScope, scopeReach, seedScopesOf, SMART_SCOPES } from './smart.ts';
 
 test('SMART v2 scopes parse into actions; v1 forms map onto v2; anything else is not a SMART scope', () => {
   assert.deepEqual(parseSmartScope('patient/Patient.rs'), { context: 'patient', resource: 'Patient', actions: ['read', 'search'] });
@@ -51,4 +51,12 @@ test('plain words for the consent page, in English and Indonesian', () => {
   );
   assert.equal(describeSmartScope('patient/Patient.r', 'id'), 'Membaca data pasien: hanya satu pasien yang dipilih untuk aplikasi ini');
   assert.equal(describeSmartScope('openid'), undefined);
+});
+
+test('a SMART scope stands under the seed scopes of its actions', () => {
+  assert.deepEqual(seedScopesOf('user/Patient.rs'), ['simrs:read']);
+  assert.deepEqual(seedScopesOf('patient/*.read'), ['simrs:read']);
+  assert.deepEqual(seedScopesOf('user/Patient.cruds'), ['simrs:write', 'simrs:read']);
+  assert.deepEqual(seedScopesOf('user/Patient.d'), ['simrs:write']);
+  assert.deepEqual(seedScopesOf('openid'), ['openid']);
 });

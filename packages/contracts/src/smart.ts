@@ -63,6 +63,17 @@ export function scopeReach(scopes: readonly string[], action: ApiAction): Reach 
   return reach;
 }
 
+/**
+ * The seed scopes a SMART scope stands under: `simrs:read` for reading and searching, `simrs:write`
+ * for creating, changing and deleting. A client may hold a SMART scope when the administrator allowed
+ * it these (a read-only registration token allows `user/Patient.rs`, not `user/Patient.cruds`).
+ */
+export function seedScopesOf(scope: string): string[] {
+  const parsed = parseSmartScope(scope);
+  if (!parsed) return [scope];
+  return [...new Set(parsed.actions.map(seedScopeFor))];
+}
+
 /** The seed scope an action stands under, for messages ("this credential lacks the simrs:read scope"). */
 export function seedScopeFor(action: ApiAction): string {
   return action === 'read' || action === 'search' || action === 'audit.read' ? SCOPE_READ : SCOPE_WRITE;
