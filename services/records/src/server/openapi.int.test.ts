@@ -72,6 +72,11 @@ describe('integration interface', () => {
     for (const op of ['GET /integrasi/v1/pasien', 'POST /integrasi/v1/pasien/{id}/archive', 'GET /integrasi/v1/audit'])
       assert.ok(html.includes(op), op);
     assert.doesNotMatch(html, /<script|https?:\/\/(?!localhost)/);
+    // It links the FHIR CapabilityStatement, which lives under the same prefix.
+    assert.ok(html.includes('href="/integrasi/v1/fhir/metadata"'));
+    const cs = await fetch(`${r.url}/integrasi/v1/fhir/metadata`);
+    assert.equal(cs.status, 200);
+    assert.equal(((await cs.json()) as { resourceType: string }).resourceType, 'CapabilityStatement');
   });
 
   test('REST calls the same procedures, with the same guards and the envelope for errors', async () => {
