@@ -4,6 +4,7 @@
 // (refusals as OperationOutcomes), and an audit row for every read, search and write.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { assertValidFhir } from '@simrs/platform/fhir-validation';
 import { assertOutcome, countRows, dataOf, fhirCall, patientFor, startRecords } from './testkit.ts';
 import type { Json, RecordsUnderTest } from './testkit.ts';
 
@@ -176,7 +177,7 @@ describe('FHIR search, isolation, scopes and audit', () => {
       body: 'name=budi&_count=2',
     });
     assert.equal(res.status, 200);
-    assert.deepEqual(ids((await res.json()) as Json), ids(bundle));
+    assert.deepEqual(ids(assertValidFhir((await res.json()) as Json, 'POST _search')), ids(bundle));
   });
 
   test("another hospital's ids and NIKs are not found through any FHIR interaction", async () => {
