@@ -264,6 +264,14 @@ describe('FHIR R4 through the gateway with fhir-kit-client', () => {
     assert.equal(role.status, 403);
     assert.match(role.issue.diagnostics as string, /role nurse may not archive a patient/);
     assert.equal((await refusal(fhirClient().search({ resourceType: 'Patient' }))).status, 401);
+    // A token the gateway refuses itself is an OperationOutcome too under the FHIR base (elsewhere: the envelope).
+    const forged = await fetch(`${base}/Patient`, { headers: { authorization: 'Bearer not.a.token' } });
+    assert.equal(forged.status, 401);
+    assert.match(forged.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/);
+    assert.match(forged.headers.get('content-type') ?? '', /^application\/fhir\+json/);
+    const outcome = assertValidFhir((await forged.json()) as Json, 'gateway 401');
+    assert.equal(outcome.resourceType, 'OperationOutcome');
+    assert.equal(outcome.issue[0].code, 'login');
   });
 });
 
