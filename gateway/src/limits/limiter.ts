@@ -6,7 +6,7 @@
 // Redis down: each limiter falls back at once (no waiting on a reconnect) to an in-memory insurance
 // limiter with the same figure, so a replica keeps limiting on its own and the bound becomes
 // replicas x limit for the outage, never unlimited; requests are not refused because a counter is
-// unavailable (credentialed ones already get 503 while the revocation feed is down).
+// unavailable (credentialed ones mostly get 503 anyway: the revocation feed and sessions are in Redis).
 import { createHmac, hkdfSync } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Redis } from '@simrs/platform/redis';
