@@ -1,7 +1,8 @@
 // Issue 15, part 4: two gateway replicas and two identity replicas behind round-robin balancers on
 // loopback, sharing only Redis and Postgres. A revocation made through one gateway is honoured by the
 // other within 1 s (the delay is printed); the per-caller rate limit and the refused-credential limit
-// hold across replicas (their sum is the one limit); the device flow works whichever replica answers.
+// hold across replicas (their sum is the one limit), and so do identity's sign-in limits; the device
+// flow (polling, slow_down, approval) works whichever replica answers.
 // DPoP does not exist in the code yet, so there is no jti replay to test across replicas.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -20,6 +21,7 @@ import { seedUsers, signInWithOtp } from './support/users.ts';
 
 const RATE_LIMIT = 20;
 const REFUSED_LIMIT = 6;
+const OTP_SENDS_PER_HOUR = 3;
 const TENANT = 'rs-replika';
 const USERS = {
   admin: 'admin@rs-replika.test',
@@ -27,6 +29,7 @@ const USERS = {
   nurse: 'perawat@rs-replika.test',
   busy: 'sibuk@rs-replika.test',
   device: 'perangkat@rs-replika.test',
+  codes: 'kode@rs-replika.test',
 };
 
 let redis: RedisServer;
@@ -42,7 +45,7 @@ before(async () => {
     dbPrefix: `t_replicas_${Date.now()}_`,
     redisUrl: redis.url,
     smtpUrl: smtp.url,
-    identityEnv: { DEVICE_POLL_INTERVAL_SECONDS: '1' },
+    identityEnv: { DEVICE_POLL_INTERVAL_SECONDS: '1', OTP_SENDS_PER_ADDRESS_PER_HOUR: String(OTP_SENDS_PER_HOUR) },
     gatewayEnv: { RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT), CREDENTIAL_FAILURES_PER_MINUTE: String(REFUSED_LIMIT) },
   });
   const { stack } = replicated;
@@ -200,6 +203,23 @@ describe('limits hold across replicas', () => {
       );
     },
   );
+
+  test("identity's sign-in limits (in Redis) hold across identity replicas: codes sent per address", { timeout: 60_000 }, async (t) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 2 * OTP_SENDS_PER_HOUR; i++) {
+      const res = await fetch(`${replicated.identities[i % 2]}/api/auth/email-otp/send-verification-otp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: replicated.stack.publicUrl, 'x-forwarded-for': `192.0.2.${50 + i}` },
+        body: JSON.stringify({ email: USERS.codes, type: 'sign-in' }),
+      });
+      await res.arrayBuffer();
+      statuses.push(res.status);
+    }
+    assert.deepEqual(statuses, [...Array(OTP_SENDS_PER_HOUR).fill(200), ...Array(OTP_SENDS_PER_HOUR).fill(429)]);
+    t.diagnostic(
+      `codes per address ${OTP_SENDS_PER_HOUR}/h over 2 identity replicas: ${statuses.filter((s) => s === 200).length} sent of ${statuses.length}`,
+    );
+  });
 });
 
 describe('the device flow whichever replica answers', () => {

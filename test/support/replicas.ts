@@ -15,6 +15,8 @@ export interface ReplicatedStack {
   stack: Stack;
   /** Each gateway replica directly, to choose which one answers. */
   gateways: [string, string];
+  /** Each identity replica's HTTP directly. */
+  identities: [string, string];
   balancers: { public: Balancer; identityHttp: Balancer; identityGrpc: Balancer };
   replicas: ServiceProcess[];
   stop(): Promise<void>;
@@ -90,6 +92,7 @@ export async function startReplicatedStack(
   return {
     stack: { ...stack, gatewayUrl: balancers.public.url },
     gateways: [`http://127.0.0.1:${gateway}`, `http://127.0.0.1:${gateway2}`],
+    identities: [`http://127.0.0.1:${identityHttp}`, `http://127.0.0.1:${identityHttp2}`],
     balancers,
     replicas,
     stop,
