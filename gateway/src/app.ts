@@ -11,6 +11,7 @@ import { envelope } from '@simrs/contracts/envelope';
 import type { ErrorCode } from '@simrs/contracts/envelope';
 import { PRINCIPAL_HEADER, REQUEST_ID_HEADER } from '@simrs/contracts/principal';
 import { allowedOrigins, config } from './config.ts';
+import { dashboard } from './dashboard/index.ts';
 import { MalformedAuthorization, resolveCaller, UnknownSession } from './credentials.ts';
 import type { Caller } from './credentials.ts';
 import { InvalidToken } from './auth/bearer.ts';
@@ -135,6 +136,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   mounted('/trpc', corsForApi, toRecords);
   mounted(config.INTEGRATION_PREFIX, corsForApi, toRecords);
 
+  app.use(dashboard(undefined, (dir) => log.warn({ dir }, 'dashboard not built: npm run build -w @simrs/dashboard')));
   app.use(express.static(fileURLToPath(new URL('../public', import.meta.url)), { index: 'index.html', maxAge: '5m' }));
 
   app.use((req, res) => fail(res, req, 'NOT_FOUND', `no route for ${req.method} ${req.path}`));
