@@ -6,7 +6,7 @@ import { createTRPCContext } from '@trpc/tanstack-react-query';
 import type { AppRouter } from '@simrs/records/router';
 
 export type { AppRouter };
-export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
 export const trpcClient = createTRPCClient<AppRouter>({
   // One procedure per request (no batching): the gateway names each one in its metrics and traces.
@@ -32,4 +32,18 @@ export function makeQueryClient(): QueryClient {
       },
     },
   });
+}
+
+/**
+ * Options for useInfiniteQuery over records' keyset pages: the cursor goes back as `cursor` with the
+ * same filters. (tRPC's own infiniteQueryOptions also sends a `direction` field, which records'
+ * strict inputs refuse.)
+ */
+export function cursorPages<T extends { nextCursor: string | null }>(queryKey: readonly unknown[], fetchPage: (cursor: string | undefined) => Promise<T>) {
+  return {
+    queryKey,
+    queryFn: ({ pageParam }: { pageParam: string | undefined }) => fetchPage(pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last: T) => last.nextCursor ?? undefined,
+  };
 }

@@ -193,6 +193,7 @@ export const en: typeof id = {
       'pasien.archive': 'Archived',
       'audit.list': 'Read the audit log',
     },
+    filterNames: { q: 'name', noRm: 'MRN', nik: 'NIK', tanggalLahir: 'birth date', action: 'action', actorUserId: 'user', pasienId: 'patient', from: 'from', to: 'to' },
     fieldsChanged: 'Fields: {{fields}}',
     filtersUsed: 'Filters: {{filters}}',
     patientCount_one: '{{n}} patient',

@@ -191,6 +191,7 @@ export const id = {
       'pasien.archive': 'Mengarsipkan',
       'audit.list': 'Membaca log audit',
     },
+    filterNames: { q: 'nama', noRm: 'No. RM', nik: 'NIK', tanggalLahir: 'tanggal lahir', action: 'tindakan', actorUserId: 'pengguna', pasienId: 'pasien', from: 'dari', to: 'sampai' },
     fieldsChanged: 'Isian: {{fields}}',
     filtersUsed: 'Saringan: {{filters}}',
     patientCount_one: '{{n}} pasien',

@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { identity } from '../lib/auth.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { useCan } from '../lib/session.tsx';
-import { useTRPC } from '../lib/trpc.ts';
+import { cursorPages, useTRPC, useTRPCClient } from '../lib/trpc.ts';
 import { AuditTable } from '../ui/AuditTable.tsx';
 import { PageTitle, SelectField, Status, TextField } from '../ui/kit.tsx';
 
@@ -46,8 +46,9 @@ export default function AuditLog() {
     ...(dayBound(applied.dari, false) ? { from: dayBound(applied.dari, false) } : {}),
     ...(dayBound(applied.sampai, true) ? { to: dayBound(applied.sampai, true) } : {}),
   };
+  const client = useTRPCClient();
   const log = useInfiniteQuery({
-    ...trpc.audit.list.infiniteQueryOptions(input, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
+    ...cursorPages(trpc.audit.list.queryKey(input), (cursor) => client.audit.list.query({ ...input, cursor })),
     enabled: !badPatient,
   });
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];

@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../lib/errors.ts';
 import { useFormat } from '../lib/format.ts';
 import { useCan } from '../lib/session.tsx';
-import { useTRPC } from '../lib/trpc.ts';
+import { cursorPages, useTRPC, useTRPCClient } from '../lib/trpc.ts';
 import { PageTitle, Status } from '../ui/kit.tsx';
 
 type Status = 'active' | 'archived' | 'all';
@@ -39,11 +39,10 @@ export function PatientList() {
   const filter = classify(text);
   const invalid = 'invalid' in filter;
 
+  const client = useTRPCClient();
+  const input = { ...(invalid ? {} : filter), status, limit: 20 };
   const query = useInfiniteQuery({
-    ...trpc.pasien.list.infiniteQueryOptions(
-      { ...(invalid ? {} : filter), status, limit: 20 },
-      { getNextPageParam: (last) => last.nextCursor ?? undefined },
-    ),
+    ...cursorPages(trpc.pasien.list.queryKey(input), (cursor) => client.pasien.list.query({ ...input, cursor })),
     enabled: !invalid,
   });
   const items = query.data?.pages.flatMap((p) => p.items) ?? [];

@@ -8,7 +8,7 @@ import { identity } from '../lib/auth.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { ageOn, useFormat } from '../lib/format.ts';
 import { useCan } from '../lib/session.tsx';
-import { useTRPC } from '../lib/trpc.ts';
+import { cursorPages, useTRPC, useTRPCClient } from '../lib/trpc.ts';
 import { AuditTable } from '../ui/AuditTable.tsx';
 import { ConfirmDialog, Loading, PageTitle, Status } from '../ui/kit.tsx';
 import { FIELD_NAMES } from './patientFields.ts';
@@ -132,9 +132,9 @@ function AccessHistory({ pasienId }: { pasienId: string }) {
   const isAdmin = useCan('tenant.admin');
   const users = useQuery({ queryKey: ['identity', 'users'], queryFn: identity.users, enabled: isAdmin });
   const names = new Map(users.data?.users.map((u) => [u.id, u.name || u.email]));
-  const history = useInfiniteQuery(
-    trpc.audit.list.infiniteQueryOptions({ pasienId, limit: 20 }, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
-  );
+  const client = useTRPCClient();
+  const input = { pasienId, limit: 20 };
+  const history = useInfiniteQuery(cursorPages(trpc.audit.list.queryKey(input), (cursor) => client.audit.list.query({ ...input, cursor })));
   const items = history.data?.pages.flatMap((pg) => pg.items) ?? [];
   return (
     <section aria-labelledby="history-title" id="access-history">

@@ -25,7 +25,7 @@ export function AuditTable({ items, names, linkPatients = false, caption, showPa
     const fields = Array.isArray(e.details.fields) ? (e.details.fields as string[]) : [];
     const filters = Array.isArray(e.details.filters) ? (e.details.filters as string[]).filter((x) => x !== 'cursor') : [];
     if (fields.length) return t('audit.fieldsChanged', { fields: fields.map((x) => t(`patient.${x as 'nama'}`, { defaultValue: x })).join(', ') });
-    if (filters.length) return t('audit.filtersUsed', { filters: filters.join(', ') });
+    if (filters.length) return t('audit.filtersUsed', { filters: filters.map((x) => t(`audit.filterNames.${x as 'q'}`, { defaultValue: x })).join(', ') });
     return '';
   };
   return (
