@@ -9,6 +9,9 @@ import type { Role } from '@simrs/contracts/access';
 export const authClient = createAuthClient({
   baseURL: window.location.origin,
   basePath: '/api/auth',
+  // A session ended elsewhere (signed out, revoked, deactivated) is noticed within a minute even on
+  // an idle screen, and at once on the next API call (main.tsx) or when the tab regains focus.
+  sessionOptions: { refetchInterval: 60, refetchOnWindowFocus: true },
   plugins: [
     emailOTPClient(),
     magicLinkClient(),
@@ -44,11 +47,14 @@ export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
 const get = <T>(path: string) => unwrap<T>(authClient.$fetch<T>(path, { method: 'GET' }) as Promise<Answer<T>>);
 const post = <T>(path: string, body: Record<string, unknown>) => unwrap<T>(authClient.$fetch<T>(path, { method: 'POST', body }) as Promise<Answer<T>>);
 
+/** Better Auth's client turns ISO date-times in answers into Dates. */
+export type Timestamp = string | Date;
+
 export interface AccountSession {
   id: string;
-  createdAt: string;
-  updatedAt: string;
-  expiresAt: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  expiresAt: Timestamp;
   ipAddress: string | null;
   userAgent: string | null;
   current: boolean;
@@ -61,7 +67,7 @@ export interface TenantUser {
   role: Role;
   active: boolean;
   emailVerified: boolean;
-  createdAt: string;
+  createdAt: Timestamp;
 }
 
 export interface OAuthClient {
@@ -73,14 +79,14 @@ export interface OAuthClient {
   grantTypes: string[];
   public: boolean;
   disabled: boolean;
-  createdAt: string | null;
+  createdAt: Timestamp | null;
 }
 
 export interface RegistrationToken {
   token: string;
   tenantId: string;
   scopes: string[];
-  expiresAt: string;
+  expiresAt: Timestamp;
 }
 
 export interface DeviceRequest {

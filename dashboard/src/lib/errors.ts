@@ -60,7 +60,8 @@ export const translateFieldMessage = (t: TFunction, message: string) => byRules(
 export function fieldErrorsOf(t: TFunction, err: unknown): Record<string, string> {
   if (!(err instanceof TRPCClientError)) return {};
   const fields = (err.data as { fieldErrors?: Record<string, string[]> } | undefined)?.fieldErrors ?? {};
-  return Object.fromEntries(Object.entries(fields).map(([field, messages]) => [field, messages.map((m) => translateFieldMessage(t, m)).join(' ')]));
+  // The first message of a field is the one to act on (an empty name is not also "without letters").
+  return Object.fromEntries(Object.entries(fields).filter(([, m]) => m.length > 0).map(([field, messages]) => [field, translateFieldMessage(t, messages[0]!)]));
 }
 
 const AUTH_CODES: Record<string, string> = {

@@ -62,7 +62,7 @@ function Sessions({ say }: { say: Say }) {
     onSuccess: () => (setConfirmAll(false), say(t('account.othersEnded')), refresh()),
     onError: (err) => say(errorMessage(t, err), true),
   });
-  const list = [...(sessions.data ?? [])].sort((a, b) => Number(b.current) - Number(a.current) || b.updatedAt.localeCompare(a.updatedAt));
+  const list = [...(sessions.data ?? [])].sort((a, b) => Number(b.current) - Number(a.current) || new Date(b.updatedAt).getTime() - new Date(a.updatedAt).getTime());
   const others = list.filter((s) => !s.current).length;
   return (
     <section aria-labelledby="sessions-title" className="card">

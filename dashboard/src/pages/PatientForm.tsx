@@ -21,6 +21,8 @@ function useChoiceLabel() {
 }
 
 interface FormProps {
+  /** The failed answer being shown: the summary takes focus once per answer. */
+  failure: unknown;
   values: FormValues;
   onChange: (values: FormValues) => void;
   errors: Record<string, string>;
@@ -30,14 +32,14 @@ interface FormProps {
   cancelTo: string;
 }
 
-function PatientFields({ values, onChange, errors, busy, submitLabel, onSubmit, cancelTo }: FormProps) {
+function PatientFields({ failure, values, onChange, errors, busy, submitLabel, onSubmit, cancelTo }: FormProps) {
   const { t } = useTranslation();
   const choiceLabel = useChoiceLabel();
   const summary = useRef<HTMLDivElement>(null);
   const invalid = FIELD_NAMES.filter((n) => errors[n]);
   useEffect(() => {
-    if (invalid.length > 0 || errors._input) summary.current?.focus();
-  }, [errors]); // eslint-disable-line react-hooks/exhaustive-deps -- on each new answer only
+    if (failure) summary.current?.focus();
+  }, [failure]);
 
   const field = (spec: FieldSpec) => {
     const { name } = spec;
@@ -131,6 +133,7 @@ export function PatientCreate() {
       <PageTitle text={t('patientForm.createTitle')} />
       <Status message={general} error />
       <PatientFields
+        failure={Object.keys(errors).length > 0 ? create.error : undefined}
         values={values}
         onChange={setValues}
         errors={errors}
@@ -243,6 +246,7 @@ function EditForm({ original }: { original: Pasien }) {
         </div>
       ) : null}
       <PatientFields
+        failure={Object.keys(errors).length > 0 ? update.error : undefined}
         values={values}
         onChange={setValues}
         errors={errors}

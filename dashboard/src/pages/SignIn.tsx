@@ -20,11 +20,19 @@ function safeNext(value: string | null): string {
 const LINK_ERRORS: Record<string, string> = { INVALID_TOKEN: 'INVALID_TOKEN', EXPIRED_TOKEN: 'INVALID_TOKEN', ACCOUNT_DISABLED: 'ACCOUNT_DISABLED' };
 
 export function SignIn() {
-  const { t } = useTranslation();
-  const navigate = useNavigate();
   const [params] = useSearchParams();
   const next = safeNext(params.get('next'));
   const session = authClient.useSession();
+  if (session.isPending && !session.data) return <Loading />;
+  if (session.data) return <Navigate to={next} replace />;
+  // The form only once it is known nobody is signed in: conditional UI needs its e-mail field in the page.
+  return <SignInForm next={next} />;
+}
+
+function SignInForm({ next }: { next: string }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
   const [email, setEmail] = useState('');
   const [otp, setOtp] = useState('');
   const [codeSent, setCodeSent] = useState(false);
@@ -58,9 +66,6 @@ export function SignIn() {
   useEffect(() => {
     if (codeSent) otpRef.current?.focus();
   }, [codeSent]);
-
-  if (session.isPending && !session.data) return <Loading />;
-  if (session.data) return <Navigate to={next} replace />;
 
   async function attempt(run: () => Promise<void>) {
     setBusy(true);
