@@ -14,6 +14,7 @@ import type { Stack } from '../scripts/lib/stack.ts';
 import { addVirtualAuthenticator, launchBrowser } from './support/browser.ts';
 import { checkPage, ensureDashboardBuilt, nikFor, registerPatients, ROLE_OF, signInContext, signInWithKeyboard, TENANT, USERS } from './support/dashboard.ts';
 import { seedUsers, signInWithOtp } from './support/users.ts';
+import { FIRST_LOAD_BUDGET_BYTES, firstLoad } from '../dashboard/first-load.ts';
 
 const BIDAN = `bidan@${TENANT}.test`;
 let stack: Stack;
@@ -109,6 +110,12 @@ describe('served by the gateway', () => {
     assert.equal(missing.status, 404);
     assert.equal(((await missing.json()) as { error: { data: { code: string } } }).error.data.code, 'NOT_FOUND');
     assert.equal((await fetch(`${stack.gatewayUrl}/assets/nothing.js`)).status, 404);
+  });
+
+  test('the first load stays under its budget (JavaScript and CSS, gzipped)', () => {
+    const { files, gzipBytes } = firstLoad();
+    assert.ok(files.some((f) => f.path.endsWith('.js')) && files.some((f) => f.path.endsWith('.css')));
+    assert.ok(gzipBytes < FIRST_LOAD_BUDGET_BYTES, `${gzipBytes} bytes gzipped`);
   });
 });
 
