@@ -544,7 +544,7 @@ describe('my account', () => {
     }
   });
 
-  test('a device code is approved from the dashboard', async () => {
+  test('the device page refuses an unknown code in place', async () => {
     const { context, page } = await contextAs(USERS.doctor);
     try {
       await page.goto('/perangkat');
