@@ -11,11 +11,13 @@ import { allowedOrigins, config } from '../config.ts';
 import { authenticate, throttleRefusedCredentials } from '../credentials/index.ts';
 import type { BearerAuthenticator, SessionAuthenticator } from '../credentials/index.ts';
 import { CallerRateLimit, limitKeySecret, rateLimit } from '../limits/index.ts';
+import { dashboard } from '../dashboard/index.ts';
 import { forward } from '../proxy/index.ts';
 import type { Upstream } from '../proxy/index.ts';
 import { routes } from '../routes/index.ts';
 import type { Method, Route, UpstreamName } from '../routes/index.ts';
 import { withRequestId } from './context.ts';
+import { log } from './log.ts';
 import { answerErrors, sendError } from './errors.ts';
 import { observeRequests } from './observability.ts';
 
@@ -79,6 +81,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   ];
   for (const route of routes) app.use(route.prefix, canonicalPathOnly(route.prefix), ...handlersOf(route));
 
+  app.use(dashboard(undefined, (dir) => log.warn({ dir }, 'dashboard not built: npm run build -w @simrs/dashboard')));
   app.use(express.static(fileURLToPath(new URL('../../public', import.meta.url)), { index: 'index.html', maxAge: '5m' }));
 
   app.use((req, res) => sendError(res, 'NOT_FOUND', `no route for ${req.method} ${req.path}`));
