@@ -6,7 +6,7 @@
 // token costs no signature check; revocations are checked on every use, from memory.
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
-import { API_SCOPES, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
+import { API_SCOPES, ROLE_CLAIM, TENANT_CLAIM, tokenFacts } from '@simrs/contracts/oauth';
 import type { Principal } from '@simrs/contracts/principal';
 import { credentialKey, PrincipalCache } from './cache.ts';
 import type { TokenClaims, VerifiedCredential } from './cache.ts';
@@ -97,7 +97,8 @@ export class BearerAuthenticator {
     const role = payload[ROLE_CLAIM];
     if (typeof tenantId !== 'string' || typeof role !== 'string') throw new InvalidToken('token carries no tenant');
     const granted = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
-    const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.client_id === 'string' ? payload.client_id : undefined;
+    const claims = tokenFacts(payload);
+    const clientId = claims.clientId;
     return {
       principal: {
         userId: payload.sub!,
@@ -106,7 +107,7 @@ export class BearerAuthenticator {
         scopes: granted.filter((s) => (API_SCOPES as readonly string[]).includes(s)),
         ...(clientId ? { clientId } : {}),
       },
-      claims: { jti: payload.jti, sub: payload.sub, clientId, iat: payload.iat },
+      claims,
       exp: payload.exp!,
     };
   }

@@ -5,14 +5,10 @@
 import { createHash } from 'node:crypto';
 import { PRINCIPAL_TTL_SECONDS, signPrincipal } from '@simrs/contracts/principal';
 import type { Principal } from '@simrs/contracts/principal';
+import type { TokenFacts } from '@simrs/contracts/revocation';
 
 /** What a bearer token said about itself, kept to check revocations on every use. */
-export interface TokenClaims {
-  jti?: string;
-  sub?: string;
-  clientId?: string;
-  iat?: number;
-}
+export type TokenClaims = TokenFacts;
 
 /** A credential that checked out, and whose it is. */
 export interface VerifiedCredential {

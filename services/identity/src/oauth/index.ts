@@ -7,3 +7,5 @@ export { createOAuth } from './provider.ts';
 export { createRegistrationTokens } from './registration-tokens.ts';
 export type { IssuedRegistrationToken, RegistrationTokens } from './registration-tokens.ts';
 export { cachedKeySet, rotateSigningKey } from './signing-keys.ts';
+export { withCorrectDiscovery } from './discovery.ts';
+export { SIGNING_KEY_CONFIGS } from './id-tokens.ts';

@@ -2,6 +2,8 @@
 // Postgres): a client's name, tenant and scopes for the consent and device pages, a tenant's clients
 // for its administrators, and ending every grant of a user who is deactivated.
 import type { Pool } from '@simrs/platform/db';
+import { idTokenAlgMetadata } from './id-tokens.ts';
+import type { IdTokenAlg } from './id-tokens.ts';
 
 export interface OAuthClientInfo {
   clientId: string;
@@ -10,13 +12,14 @@ export interface OAuthClientInfo {
   tenantId: string | null;
   scopes: string[];
   redirectUris: string[];
+  postLogoutRedirectUris: string[];
   grantTypes: string[];
   public: boolean;
   disabled: boolean;
   createdAt: Date | null;
 }
 
-const COLUMNS = `"clientId", name, "referenceId", scopes, "redirectUris", "grantTypes", "tokenEndpointAuthMethod", disabled, "createdAt"`;
+const COLUMNS = `"clientId", name, "referenceId", scopes, "redirectUris", "postLogoutRedirectUris", "grantTypes", "tokenEndpointAuthMethod", disabled, "createdAt"`;
 
 interface Row {
   clientId: string;
@@ -24,6 +27,7 @@ interface Row {
   referenceId: string | null;
   scopes: unknown;
   redirectUris: unknown;
+  postLogoutRedirectUris: unknown;
   grantTypes: unknown;
   tokenEndpointAuthMethod: string | null;
   disabled: boolean | null;
@@ -42,6 +46,7 @@ function toInfo(row: Row): OAuthClientInfo {
     tenantId: row.referenceId,
     scopes: strings(row.scopes),
     redirectUris: strings(row.redirectUris),
+    postLogoutRedirectUris: strings(row.postLogoutRedirectUris),
     grantTypes: strings(row.grantTypes),
     public: row.tokenEndpointAuthMethod === 'none',
     disabled: row.disabled === true,
@@ -63,11 +68,15 @@ export function createOAuthClients(pool: Pool) {
       return rows.map(toInfo);
     },
 
-    /** What SIMRS decides for a client it just registered: its scopes, and that it may end the sessions it started (RP-initiated logout). */
-    async completeRegistration(clientId: string, scopes: string[]): Promise<void> {
+    /**
+     * What SIMRS decides for a client it just registered: its scopes, that it may end the sessions it
+     * started (RP-initiated logout), and the algorithm of its ID tokens when it chose one.
+     */
+    async completeRegistration(clientId: string, scopes: string[], idTokenAlg?: IdTokenAlg): Promise<void> {
       await pool.query(
-        `update "oauthClient" set scopes = $2::jsonb, "enableEndSession" = true, "updatedAt" = now() where "clientId" = $1`,
-        [clientId, JSON.stringify(scopes)],
+        `update "oauthClient" set scopes = $2::jsonb, "enableEndSession" = true,
+           metadata = coalesce(metadata, '{}'::jsonb) || $3::jsonb, "updatedAt" = now() where "clientId" = $1`,
+        [clientId, JSON.stringify(scopes), JSON.stringify(idTokenAlg ? idTokenAlgMetadata(idTokenAlg) : {})],
       );
     },
 
