@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'bench/**', '**/cli.ts'],
+    files: ['scripts/**', 'bench/**', 'examples/**', '**/cli.ts'],
     rules: { 'no-console': 'off' },
   },
 );
