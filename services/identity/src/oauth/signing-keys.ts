@@ -60,3 +60,22 @@ export async function rotateSigningKey(authContext: object, options: JwtOptions)
   }
   return { keyId: keyIds[0]!, retiredKeyIds };
 }
+
+/**
+ * At start: a live key for every algorithm, so that the published JWKS holds them all before the first
+ * token (a relying party that cached the JWKS earlier would otherwise not find a key minted on first use).
+ */
+export async function ensureSigningKeys(authContext: object, options: JwtOptions): Promise<string[]> {
+  const context = authContext as AuthContext;
+  const now = new Date();
+  const live = (await context.adapter.findMany<{ alg?: string | null; expiresAt?: Date | null }>({ model: 'jwks' })).filter(
+    (k) => !k.expiresAt || new Date(k.expiresAt) > now,
+  );
+  const created: string[] = [];
+  for (const keyPairConfig of [options.jwks?.keyPairConfig, ...(options.jwks?.keyPairConfigs ?? [])]) {
+    if (!keyPairConfig || live.some((k) => k.alg === keyPairConfig.alg)) continue;
+    await createJwk({ context } as unknown as Parameters<typeof createJwk>[0], { ...options, jwks: { ...options.jwks, keyPairConfig } });
+    created.push(keyPairConfig.alg);
+  }
+  return created;
+}
