@@ -85,7 +85,6 @@ describe('5. discovery tells the truth', () => {
       assert.deepEqual(doc.revocation_endpoint_auth_methods_supported, ['none', 'client_secret_basic', 'client_secret_post'], path);
       assert.deepEqual(doc.introspection_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post'], path);
       for (const absent of [
-        'dpop_signing_alg_values_supported',
         'backchannel_logout_supported',
         'token_endpoint_auth_signing_alg_values_supported',
         'revocation_endpoint_auth_signing_alg_values_supported',
@@ -107,11 +106,10 @@ describe('5. discovery tells the truth', () => {
     assert.equal(await status(await fetch(gateway('/.well-known/oauth-protected-resource'))), 404);
   });
 
-  test('registration refuses what is not advertised: private_key_jwt, back-channel logout, DPoP-bound tokens', async () => {
+  test('registration refuses what is not advertised: private_key_jwt, back-channel logout', async () => {
     for (const extra of [
       { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] } },
       { backchannel_logout_uri: 'https://rp.example/logout' },
-      { dpop_bound_access_tokens: true },
     ]) {
       const res = await registerRaw(metadata('Tidak', extra), `Bearer ${await issueRegistrationToken(world.stack, USERS.admin)}`);
       assert.equal(res.status, 400, JSON.stringify(extra));

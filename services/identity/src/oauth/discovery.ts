@@ -3,8 +3,8 @@
 // corrected here on the way out:
 // - `none` is a token endpoint (and revocation endpoint) auth method: public clients are registered
 //   with an initial access token; introspection is for confidential clients only;
-// - private_key_jwt, DPoP, back-channel logout and the claims parameter are not offered (registration
-//   refuses their metadata), so they are not advertised;
+// - private_key_jwt, back-channel logout and the claims parameter are not offered (registration refuses
+//   their metadata), so they are not advertised; DPoP (RFC 9449) is, and the gateway checks the proofs;
 // - prompt values: those the sign-in and consent pages honour (tested);
 // - ID token algorithms: the keys identity holds (oauth/id-tokens.ts).
 import { ID_TOKEN_ALGS } from './id-tokens.ts';
@@ -16,7 +16,6 @@ const NOT_OFFERED = [
   'token_endpoint_auth_signing_alg_values_supported',
   'introspection_endpoint_auth_signing_alg_values_supported',
   'revocation_endpoint_auth_signing_alg_values_supported',
-  'dpop_signing_alg_values_supported',
   'backchannel_logout_supported',
   'backchannel_logout_session_supported',
 ];

@@ -71,9 +71,9 @@ async function findDeviceCode(ctx: Ctx, userCode: string): Promise<Record<string
 }
 
 /**
- * Client metadata for what SIMRS does not offer is refused rather than silently ignored: private_key_jwt,
- * back-channel logout, DPoP-bound tokens (not advertised in discovery either); and an ID token algorithm
- * identity has no key for.
+ * Client metadata for what SIMRS does not offer is refused rather than silently ignored: private_key_jwt
+ * and back-channel logout (not advertised in discovery either); and an ID token algorithm identity has
+ * no key for.
  */
 function refuseUnofferedMetadata(body: unknown): void {
   if (!isPlainObject(body)) return;
@@ -82,7 +82,6 @@ function refuseUnofferedMetadata(body: unknown): void {
   };
   if (body.token_endpoint_auth_method === 'private_key_jwt') refuse('private_key_jwt');
   if (body.backchannel_logout_uri !== undefined) refuse('back-channel logout');
-  if (body.dpop_bound_access_tokens === true) refuse('dpop_bound_access_tokens');
   requestedIdTokenAlg(body);
 }
 
@@ -310,7 +309,8 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
   }
 
   async function beforeUserInfo(ctx: Ctx): Promise<void> {
-    const token = bearer(ctx.headers);
+    // Bearer or DPoP (RFC 9449 §7.1): Better Auth checks the proof; the revocation check is SIMRS's.
+    const token = bearer(ctx.headers, ['Bearer', 'DPoP']);
     if (!token || token.split('.').length !== 3) return;
     const payload = decodePayload(token);
     if (payload && !(await stillValid(payload)))
