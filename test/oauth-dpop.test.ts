@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { Redis } from 'ioredis';
-import { authorizeWithFetch, Browserless, issuerUrl, issueRegistrationToken, startOAuthWorld } from './support/oauth.ts';
+import { authorizeWithFetch, Browserless, issuerUrl, issueRegistrationToken, navigate, startOAuthWorld } from './support/oauth.ts';
 import type { OAuthWorld } from './support/oauth.ts';
 
 const TENANT = 'rs-dpop';
@@ -145,6 +145,95 @@ describe('DPoP (RFC 9449)', () => {
     assert.ok(
       seen.every((k) => !k.includes(tokens.access_token.slice(0, 20))),
       'no token in a key name',
+    );
+  });
+});
+
+describe('pushed authorization requests (RFC 9126)', () => {
+  let pushing: oauth.Client;
+  let pushingAuth: oauth.ClientAuth;
+  const browser = () => new Browserless(world.stack);
+
+  async function push(extra: Record<string, string> = {}) {
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const params = new URLSearchParams({
+      redirect_uri: world.redirectUri,
+      response_type: 'code',
+      scope: 'openid simrs:read',
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      ...extra,
+    });
+    const pushed = await oauth.processPushedAuthorizationResponse(
+      as,
+      pushing,
+      await oauth.pushedAuthorizationRequest(as, pushing, pushingAuth, params, insecure),
+    );
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({ client_id: pushing.client_id, request_uri: pushed.request_uri }).toString();
+    return { url, verifier, state, expiresIn: pushed.expires_in };
+  }
+
+  test('a client registered to require PAR: refused without it, served with it, each request_uri once', async () => {
+    assert.equal(as.pushed_authorization_request_endpoint, `${issuerUrl(world.stack).href}/oauth2/par`);
+    const registration = await oauth.dynamicClientRegistrationRequest(
+      as,
+      { client_name: 'PAR', redirect_uris: [world.redirectUri], application_type: 'native', require_pushed_authorization_requests: true },
+      { initialAccessToken: await issueRegistrationToken(world.stack, USERS.admin), ...insecure },
+    );
+    pushing = await oauth.processDynamicClientRegistrationResponse(registration);
+    assert.equal(pushing.require_pushed_authorization_requests, true);
+    pushingAuth = oauth.ClientSecretBasic(pushing.client_secret as string);
+
+    const direct = new URL(as.authorization_endpoint!);
+    direct.search = new URLSearchParams({
+      client_id: pushing.client_id,
+      redirect_uri: world.redirectUri,
+      response_type: 'code',
+      scope: 'openid simrs:read',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    }).toString();
+    const refused = await navigate(browser(), direct.href);
+    assert.equal(refused.next?.searchParams.get('error'), 'invalid_request', String(refused.next));
+
+    const flow = await push();
+    assert.equal(flow.expiresIn, 60);
+    const person = browser();
+    const { callback } = await authorizeWithFetch(world.stack, world.smtp, person, flow.url, { email: USERS.doctor });
+    const params = oauth.validateAuthResponse(as, pushing, callback, flow.state);
+    const answer = await oauth.authorizationCodeGrantRequest(as, pushing, pushingAuth, params, world.redirectUri, flow.verifier, insecure);
+    const issued = await oauth.processAuthorizationCodeResponse(as, pushing, answer);
+    const res = await fetch(apiUrl().replace(world.stack.publicUrl, world.stack.gatewayUrl), {
+      headers: { authorization: `Bearer ${issued.access_token}` },
+    });
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+
+    const again = await navigate(person, flow.url.href);
+    assert.equal(again.next?.searchParams.get('error'), 'invalid_request', 'a request_uri is used once');
+  });
+
+  test('the push is authenticated like the token endpoint, and names only registered redirect URIs', async () => {
+    await assert.rejects(
+      oauth.processPushedAuthorizationResponse(
+        as,
+        pushing,
+        await oauth.pushedAuthorizationRequest(
+          as,
+          pushing,
+          oauth.ClientSecretBasic('wrong'),
+          new URLSearchParams({ response_type: 'code', redirect_uri: world.redirectUri }),
+          insecure,
+        ),
+      ),
+      (err: oauth.ResponseBodyError | oauth.WWWAuthenticateChallengeError) => err.status === 401,
+    );
+    await assert.rejects(
+      push({ redirect_uri: `${world.redirectUri}/other` }),
+      (err: oauth.ResponseBodyError) => err.error === 'invalid_request',
     );
   });
 });

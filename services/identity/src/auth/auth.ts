@@ -153,6 +153,7 @@ export function authOptions(deps: AuthDeps) {
       simrsPlugin(deps),
       accountPlugin({ admin: deps.admin }),
       oauth.plugin,
+      oauth.parPlugin,
     ],
   } satisfies BetterAuthOptions;
 }

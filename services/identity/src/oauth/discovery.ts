@@ -6,8 +6,10 @@
 // - private_key_jwt, back-channel logout and the claims parameter are not offered (registration refuses
 //   their metadata), so they are not advertised; DPoP (RFC 9449) is, and the gateway checks the proofs;
 // - prompt values: those the sign-in and consent pages honour (tested);
-// - ID token algorithms: the keys identity holds (oauth/id-tokens.ts).
+// - ID token algorithms: the keys identity holds (oauth/id-tokens.ts);
+// - pushed authorization requests (oauth/par.ts).
 import { ID_TOKEN_ALGS } from './id-tokens.ts';
+import { PAR_PATH } from './par.ts';
 
 const SECRET_METHODS = ['client_secret_basic', 'client_secret_post'];
 
@@ -31,6 +33,9 @@ export function correctDiscovery(document: Record<string, unknown>): Record<stri
   if ('claims_parameter_supported' in corrected) corrected.claims_parameter_supported = false;
   if ('prompt_values_supported' in corrected) corrected.prompt_values_supported = PROMPT_VALUES;
   if ('id_token_signing_alg_values_supported' in corrected) corrected.id_token_signing_alg_values_supported = [...ID_TOKEN_ALGS];
+  // RFC 9126 §5: pushed authorization requests, optional server-wide, required per client when it registers so.
+  if (typeof corrected.issuer === 'string') corrected.pushed_authorization_request_endpoint = `${corrected.issuer}${PAR_PATH}`;
+  corrected.require_pushed_authorization_requests = false;
   return corrected;
 }
 

@@ -20,8 +20,10 @@ import type { IdentityStorage, Revocations } from '../sessions/index.ts';
 import { clientIp, limited } from '../signin/index.ts';
 import type { Ctx, Limits } from '../signin/index.ts';
 import type { Grants } from './grants.ts';
-import { idTokenAlgOf, requestedIdTokenAlg, resignIdToken } from './id-tokens.ts';
+import { idTokenAlgMetadata, idTokenAlgOf, requestedIdTokenAlg, resignIdToken } from './id-tokens.ts';
 import { logoutHooks } from './logout.ts';
+import { parMetadata, requestedParRequirement } from './par.ts';
+import type { Par } from './par.ts';
 import type { OAuthClients } from './oauth-clients.ts';
 import { CLIENT_BASE_SCOPES, TOKEN_PREFIX } from './registration-tokens.ts';
 import type { RegistrationGrant, RegistrationTokens } from './registration-tokens.ts';
@@ -47,6 +49,7 @@ export interface OAuthState {
   /** Device codes as handed to the device (raw), by the keyed hash that is stored. */
   deviceCodes: Handover<string>;
   grants: Grants;
+  par: Par;
 }
 
 const returnedError = (ctx: Ctx) => {
@@ -55,7 +58,7 @@ const returnedError = (ctx: Ctx) => {
 };
 
 /** The oauth-provider plugin's resolved options (its defaults applied), for its server-side API. */
-function providerOptions(ctx: Ctx): OAuthOptions<Scope[]> {
+export function providerOptions(ctx: Ctx): OAuthOptions<Scope[]> {
   const plugin = (ctx.context as unknown as { getPlugin(id: string): { options?: OAuthOptions<Scope[]> } | undefined }).getPlugin(
     'oauth-provider',
   );
@@ -83,11 +86,12 @@ function refuseUnofferedMetadata(body: unknown): void {
   if (body.token_endpoint_auth_method === 'private_key_jwt') refuse('private_key_jwt');
   if (body.backchannel_logout_uri !== undefined) refuse('back-channel logout');
   requestedIdTokenAlg(body);
+  requestedParRequirement(body);
 }
 
 export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
   const { config, keys, registrationTokens, oauthClients, revocations, log } = deps;
-  const { registrations, deviceCodes, grants } = state;
+  const { registrations, deviceCodes, grants, par } = state;
   const audience = config.API_AUDIENCE;
   const issuer = `${config.PUBLIC_URL}/api/auth`;
 
@@ -140,31 +144,32 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
     const requested = typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [];
     const scopes = requested.length ? [...new Set(requested)] : grant ? grant.scopes : [...CLIENT_BASE_SCOPES];
     const idTokenAlg = requestedIdTokenAlg(body);
-    await oauthClients.completeRegistration(created.client_id, scopes, idTokenAlg);
+    const parRequired = requestedParRequirement(body);
+    const extra = { ...(idTokenAlg ? idTokenAlgMetadata(idTokenAlg) : {}), ...(parRequired !== undefined ? parMetadata(parRequired) : {}) };
+    await oauthClients.completeRegistration(created.client_id, scopes, extra);
     log.info(
       { clientId: created.client_id, tenantId: created.reference_id ?? grant?.tenantId, scopes, by: grant ? 'token' : 'session' },
       'oauth client registered',
     );
-    return ctx.json(
-      { ...created, scope: scopes.join(' '), ...(idTokenAlg ? { id_token_signed_response_alg: idTokenAlg } : {}) },
-      { status: 201 },
-    );
+    return ctx.json({ ...created, scope: scopes.join(' '), ...extra }, { status: 201 });
   }
 
   /** Exact redirect URIs, PKCE with S256, and the API as the resource when none is named. */
   async function beforeAuthorize(ctx: Ctx): Promise<void> {
     const params = (ctx.method === 'POST' ? ctx.body : ctx.query) as Record<string, unknown> | undefined;
     if (!isPlainObject(params) || typeof params.client_id !== 'string') return;
-    if (params.request_uri !== undefined) return; // not supported: the endpoint refuses it
-    if (typeof params.redirect_uri === 'string') {
-      const client = await oauthClients.find(params.client_id);
-      if (client && !client.redirectUris.includes(params.redirect_uri)) {
-        const url = new URL(`${issuer}/error`);
-        url.searchParams.set('error', 'invalid_redirect');
-        url.searchParams.set('error_description', 'redirect_uri does not match a registered redirect URI exactly');
-        throw ctx.redirect(url.toString());
-      }
-    }
+    const refuse = (error: string, description: string) => {
+      const url = new URL(`${issuer}/error`);
+      url.searchParams.set('error', error);
+      url.searchParams.set('error_description', description);
+      return ctx.redirect(url.toString());
+    };
+    const client = await oauthClients.find(params.client_id);
+    // RFC 9126: a request_uri stands for the request pushed before; some clients must push theirs.
+    const pushed = await par.expand(params, client?.requiresPar === true);
+    if (!pushed.ok) throw refuse('invalid_request', pushed.description);
+    if (typeof params.redirect_uri === 'string' && client && !client.redirectUris.includes(params.redirect_uri))
+      throw refuse('invalid_redirect', 'redirect_uri does not match a registered redirect URI exactly');
     if (params.resource === undefined || params.resource === '') params.resource = audience;
   }
 

@@ -2,8 +2,7 @@
 // Postgres): a client's name, tenant and scopes for the consent and device pages, a tenant's clients
 // for its administrators, and ending every grant of a user who is deactivated.
 import type { Pool } from '@simrs/platform/db';
-import { idTokenAlgMetadata } from './id-tokens.ts';
-import type { IdTokenAlg } from './id-tokens.ts';
+import { requiresPar } from './par.ts';
 
 export interface OAuthClientInfo {
   clientId: string;
@@ -13,13 +12,15 @@ export interface OAuthClientInfo {
   scopes: string[];
   redirectUris: string[];
   postLogoutRedirectUris: string[];
+  /** Registered with require_pushed_authorization_requests (RFC 9126 §6). */
+  requiresPar: boolean;
   grantTypes: string[];
   public: boolean;
   disabled: boolean;
   createdAt: Date | null;
 }
 
-const COLUMNS = `"clientId", name, "referenceId", scopes, "redirectUris", "postLogoutRedirectUris", "grantTypes", "tokenEndpointAuthMethod", disabled, "createdAt"`;
+const COLUMNS = `"clientId", name, "referenceId", scopes, "redirectUris", "postLogoutRedirectUris", metadata, "grantTypes", "tokenEndpointAuthMethod", disabled, "createdAt"`;
 
 interface Row {
   clientId: string;
@@ -28,6 +29,7 @@ interface Row {
   scopes: unknown;
   redirectUris: unknown;
   postLogoutRedirectUris: unknown;
+  metadata: unknown;
   grantTypes: unknown;
   tokenEndpointAuthMethod: string | null;
   disabled: boolean | null;
@@ -47,6 +49,7 @@ function toInfo(row: Row): OAuthClientInfo {
     scopes: strings(row.scopes),
     redirectUris: strings(row.redirectUris),
     postLogoutRedirectUris: strings(row.postLogoutRedirectUris),
+    requiresPar: requiresPar(row.metadata),
     grantTypes: strings(row.grantTypes),
     public: row.tokenEndpointAuthMethod === 'none',
     disabled: row.disabled === true,
@@ -70,13 +73,14 @@ export function createOAuthClients(pool: Pool) {
 
     /**
      * What SIMRS decides for a client it just registered: its scopes, that it may end the sessions it
-     * started (RP-initiated logout), and the algorithm of its ID tokens when it chose one.
+     * started (RP-initiated logout), and what it chose of what SIMRS adds to the registration metadata
+     * (its ID token algorithm, PAR required), kept in the client's metadata.
      */
-    async completeRegistration(clientId: string, scopes: string[], idTokenAlg?: IdTokenAlg): Promise<void> {
+    async completeRegistration(clientId: string, scopes: string[], metadata: Record<string, unknown>): Promise<void> {
       await pool.query(
         `update "oauthClient" set scopes = $2::jsonb, "enableEndSession" = true,
            metadata = coalesce(metadata, '{}'::jsonb) || $3::jsonb, "updatedAt" = now() where "clientId" = $1`,
-        [clientId, JSON.stringify(scopes), JSON.stringify(idTokenAlg ? idTokenAlgMetadata(idTokenAlg) : {})],
+        [clientId, JSON.stringify(scopes), JSON.stringify(metadata)],
       );
     },
 

@@ -16,7 +16,8 @@ import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
 import { PAGES } from '../pages/index.ts';
 import { createGrants } from './grants.ts';
-import { oauthPlugin } from './hooks.ts';
+import { oauthPlugin, providerOptions } from './hooks.ts';
+import { createPar } from './par.ts';
 import type { OAuthDeps } from './hooks.ts';
 import { CLIENT_BASE_SCOPES } from './registration-tokens.ts';
 import type { RegistrationGrant } from './registration-tokens.ts';
@@ -32,6 +33,7 @@ export function createOAuth(deps: OAuthDeps) {
   const registrations = new Handover<RegistrationGrant>();
   /** Device codes as handed to the device (raw), by the keyed hash that is stored. */
   const deviceCodes = new Handover<string>();
+  const par = createPar({ storage: deps.storage, oauthClients: deps.oauthClients, providerOptions });
   const grants = createGrants({
     keys,
     storage: deps.storage,
@@ -130,5 +132,10 @@ export function createOAuth(deps: OAuthDeps) {
     },
   };
 
-  return { providerOptions: providerOptionsInput, deviceOptions, plugin: oauthPlugin(deps, { registrations, deviceCodes, grants }) };
+  return {
+    providerOptions: providerOptionsInput,
+    deviceOptions,
+    plugin: oauthPlugin(deps, { registrations, deviceCodes, grants, par }),
+    parPlugin: par.plugin,
+  };
 }

@@ -51,6 +51,7 @@ const EXACT = new Set([
   '/oauth2/consent',
   '/oauth2/continue',
   '/oauth2/token',
+  '/oauth2/par',
   '/oauth2/userinfo',
   '/oauth2/introspect',
   '/oauth2/revoke',
