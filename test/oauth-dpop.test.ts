@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { Redis } from 'ioredis';
+import { freePort, startService, waitForReady } from '@simrs/platform/testing';
 import { authorizeWithFetch, Browserless, issuerUrl, issueRegistrationToken, navigate, startOAuthWorld } from './support/oauth.ts';
 import type { OAuthWorld } from './support/oauth.ts';
 
@@ -121,7 +122,7 @@ describe('DPoP (RFC 9449)', () => {
     }
   });
 
-  test('the proof must be for this request: method, URL, token hash, time; and used once, in Redis for every replica', async () => {
+  test('the proof must be for this request: method, URL, token hash, time; and used once, across gateway replicas', async () => {
     const authorization = `DPoP ${tokens.access_token}`;
     assert.equal((await call({ authorization, dpop: await proof({}) })).status, 200);
     for (const [what, claims] of [
@@ -138,6 +139,34 @@ describe('DPoP (RFC 9449)', () => {
     const once = await proof({});
     assert.equal((await call({ authorization, dpop: once })).status, 200);
     assert.equal((await call({ authorization, dpop: once })).status, 401, 'a replayed proof');
+
+    // A second gateway replica on the same Redis: a proof used at one is refused at the other.
+    const [port, opsPort] = [await freePort(), await freePort()];
+    const replica = startService('gateway-2', 'gateway', {
+      GATEWAY_PORT: String(port),
+      OPS_PORT: String(opsPort),
+      PUBLIC_URL: world.stack.publicUrl,
+      IDENTITY_URL: world.stack.urls.identityHttp,
+      IDENTITY_GRPC: world.stack.urls.identityGrpc,
+      RECORDS_URL: world.stack.urls.records,
+      REDIS_URL: world.redisUrl,
+      PRINCIPAL_SECRET: world.stack.secrets.principal,
+      CORS_ALLOWED_ORIGINS: world.stack.publicUrl,
+    });
+    try {
+      await waitForReady(`http://127.0.0.1:${opsPort}/readyz`);
+      const atReplica = (dpop: string) =>
+        fetch(`http://127.0.0.1:${port}/api/v1/pasien`, { headers: { authorization, dpop } }).then(async (res) => {
+          await res.arrayBuffer();
+          return res.status;
+        });
+      const fresh = await proof({});
+      assert.equal(await atReplica(fresh), 200, 'the replica serves a fresh proof');
+      assert.equal((await call({ authorization, dpop: fresh })).status, 401, 'the first gateway refuses it after the replica saw it');
+      assert.equal(await atReplica(once), 401, 'the replica refuses a proof the first gateway saw');
+    } finally {
+      await replica.stop();
+    }
     const redis = new Redis(world.redisUrl);
     const seen = await redis.keys('simrs:dpop:*');
     redis.disconnect();
