@@ -20,7 +20,7 @@ import type { IdentityStorage, Revocations } from '../sessions/index.ts';
 import { clientIp, limited } from '../signin/index.ts';
 import type { Ctx, Limits } from '../signin/index.ts';
 import type { Grants } from './grants.ts';
-import { idTokenAlgMetadata, idTokenAlgOf, requestedIdTokenAlg, resignIdToken } from './id-tokens.ts';
+import { idTokenAlgMetadata, requestedIdTokenAlg, resignIdToken } from './id-tokens.ts';
 import { logoutHooks } from './logout.ts';
 import { parMetadata, requestedParRequirement } from './par.ts';
 import type { Par } from './par.ts';
@@ -257,8 +257,10 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
     if (!answer || typeof answer.access_token !== 'string') return;
     await grants.afterIssued(ctx, typeof answer.refresh_token === 'string' ? answer.refresh_token : undefined);
     if (typeof answer.id_token !== 'string') return;
-    const { client } = await getOAuthProviderApi(ctx, providerOptions(ctx)).authenticateClient({ requireCredentials: false });
-    const alg = idTokenAlgOf(client.metadata);
+    // The ID token's audience is the client it was issued to.
+    const audience = decodePayload(answer.id_token)?.aud;
+    const client = typeof audience === 'string' ? await oauthClients.find(audience) : undefined;
+    const alg = client?.idTokenAlg ?? 'RS256';
     if (alg === 'RS256') return;
     const jwtOptions = (ctx.context as unknown as { getPlugin(id: string): { options?: JwtOptions } | undefined }).getPlugin(
       'jwt',

@@ -2,6 +2,8 @@
 // Postgres): a client's name, tenant and scopes for the consent and device pages, a tenant's clients
 // for its administrators, and ending every grant of a user who is deactivated.
 import type { Pool } from '@simrs/platform/db';
+import { idTokenAlgOf } from './id-tokens.ts';
+import type { IdTokenAlg } from './id-tokens.ts';
 import { requiresPar } from './par.ts';
 
 export interface OAuthClientInfo {
@@ -14,6 +16,8 @@ export interface OAuthClientInfo {
   postLogoutRedirectUris: string[];
   /** Registered with require_pushed_authorization_requests (RFC 9126 §6). */
   requiresPar: boolean;
+  /** The algorithm of its ID tokens (id_token_signed_response_alg; RS256 unless it chose another). */
+  idTokenAlg: IdTokenAlg;
   grantTypes: string[];
   public: boolean;
   disabled: boolean;
@@ -50,6 +54,7 @@ function toInfo(row: Row): OAuthClientInfo {
     redirectUris: strings(row.redirectUris),
     postLogoutRedirectUris: strings(row.postLogoutRedirectUris),
     requiresPar: requiresPar(row.metadata),
+    idTokenAlg: idTokenAlgOf(row.metadata),
     grantTypes: strings(row.grantTypes),
     public: row.tokenEndpointAuthMethod === 'none',
     disabled: row.disabled === true,
