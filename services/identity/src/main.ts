@@ -14,7 +14,7 @@ import { loadIdentityConfig } from './config.ts';
 import { migrateIdentity, seedDemoData } from './db/index.ts';
 import { createDirectory } from './directory/index.ts';
 import { deriveKeys } from './keys/index.ts';
-import { createMailer } from './mail/index.ts';
+import { createMailer, createOutbox } from './mail/index.ts';
 import { createOAuthClients, createRegistrationTokens, rotateSigningKey } from './oauth/index.ts';
 import { createPages } from './pages/index.ts';
 import { addIdentityService, createHttpServer, log, observeDeviceCodes } from './server/index.ts';
@@ -33,7 +33,8 @@ const redis = createRedis(config.REDIS_URL, 'identity');
 const keys = deriveKeys(config.AUTH_SECRET, config.REDIS_KEY_SECRET);
 const storage = createIdentityStorage(redis, keys);
 const limits = createLimits(redis, keys.redisKeyName, config);
-const mailer = createMailer(config.NOTIFIER_GRPC, config.MAIL_LOCALE, log);
+const outbox = createOutbox({ pool, sealKey: keys.mailOutbox, notifierAddress: config.NOTIFIER_GRPC, log });
+const mailer = createMailer(outbox, config.MAIL_LOCALE);
 // Kept in the revocation log at least as long as an access token can live.
 const revocations = createRevocations(redis, log, Math.max(3600, config.ACCESS_TOKEN_TTL_SECONDS));
 const registrationTokens = createRegistrationTokens(storage, config.REGISTRATION_TOKEN_TTL_SECONDS);
@@ -120,6 +121,7 @@ const health = addHealthService(grpcServer, {
 });
 addIdentityService(grpcServer, { sessions, admin, adminToken: config.ADMIN_API_TOKEN, log });
 const grpcPort = await listen(grpcServer, config.HOST, config.GRPC_PORT);
+outbox.start();
 log.info({ port: grpcPort }, 'identity grpc listening');
 
 handleSignals(log);
@@ -129,9 +131,6 @@ onShutdown('stop accepting', () => {
 });
 onShutdown('http', () => new Promise((resolve) => http.close(resolve)));
 onShutdown('grpc', () => drain(grpcServer));
-onShutdown('mail', async () => {
-  await mailer.flush();
-  mailer.close();
-});
+onShutdown('mail', () => outbox.stop());
 onShutdown('redis', () => redis.quit());
 onShutdown('postgres', () => pool.end());

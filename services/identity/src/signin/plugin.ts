@@ -4,17 +4,22 @@
 // body into the declared JSON field. After it ran: complete the passkey authentication options, keep
 // raw session tokens out of JSON bodies (the cookie is HttpOnly for a reason), security notices.
 import type { BetterAuthPlugin } from 'better-auth';
-import { APIError, createAuthMiddleware, getIP, getSessionFromCtx } from 'better-auth/api';
+import { APIError, createAuthMiddleware, getSessionFromCtx } from 'better-auth/api';
 import type { Logger } from '@simrs/platform/logger';
 import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
 import { normalizeEmail } from '../directory/index.ts';
 import type { Mailer } from '../mail/index.ts';
 import { shapeAuthenticationOptions } from '../passkeys/index.ts';
+import { settleHandOff } from './email.ts';
+import type { EmailSignInDeps } from './email.ts';
 import { LimiterUnavailable, RateLimited } from './limits.ts';
+import { clientIp } from './request.ts';
+export { clientIp } from './request.ts';
+export type { Ctx } from './request.ts';
 import type { Limits } from './limits.ts';
 
-export interface PluginDeps {
+export interface PluginDeps extends EmailSignInDeps {
   config: Config;
   limits: Limits;
   mailer: Mailer;
@@ -60,14 +65,7 @@ const TOKEN_BEARING = new Set([
   '/update-session',
 ]);
 
-export type Ctx = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
-
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-export function clientIp(ctx: Ctx): string {
-  const source = ctx.request ?? ctx.headers;
-  return (source && getIP(source, ctx.context.options)) || 'unknown';
-}
 
 export async function limited(run: () => Promise<void>): Promise<void> {
   try {
@@ -177,6 +175,14 @@ export function simrsPlugin(deps: PluginDeps) {
       ],
       after: [
         {
+          matcher: (ctx) => Object.hasOwn(SEND_PATHS, ctx.path ?? ''),
+          handler: createAuthMiddleware(async (ctx) => {
+            const body = ctx.body as unknown;
+            if (!isPlainObject(body) || typeof body.email !== 'string' || ctx.context.returned instanceof Error) return;
+            await settleHandOff(deps, SEND_PATHS[ctx.path]!, ctx, body.email);
+          }),
+        },
+        {
           matcher: (ctx) => ctx.path === '/passkey/generate-authenticate-options',
           handler: createAuthMiddleware(async (ctx) => {
             const returned = ctx.context.returned;
@@ -201,13 +207,19 @@ export function simrsPlugin(deps: PluginDeps) {
             const user = (ctx.context.session as { user?: { email?: string; name?: string } } | null)?.user;
             if (!isPlainObject(returned) || returned instanceof Error || !user?.email) return;
             const to = { email: user.email, name: user.name };
-            if (ctx.path === '/revoke-other-sessions') mailer.securityNotice(to, 'other_sessions_revoked', { url: accountUrl });
-            else
-              mailer.securityNotice(to, 'passkey_added', {
-                passkeyName: typeof returned.name === 'string' ? returned.name : undefined,
-                url: accountUrl,
-              });
-            log.info({ path: ctx.path }, 'security notice sent');
+            // Stored in the outbox before the answer; the action itself is done either way, so a notice
+            // that cannot be stored is logged rather than turned into an error for a completed action.
+            const notice =
+              ctx.path === '/revoke-other-sessions'
+                ? mailer.securityNotice(to, 'other_sessions_revoked', { url: accountUrl })
+                : mailer.securityNotice(to, 'passkey_added', {
+                    passkeyName: typeof returned.name === 'string' ? returned.name : undefined,
+                    url: accountUrl,
+                  });
+            await notice.then(
+              () => log.info({ path: ctx.path }, 'security notice queued'),
+              (err: unknown) => log.error({ path: ctx.path, err: (err as Error).message }, 'security notice not queued'),
+            );
           }),
         },
       ],
