@@ -1,7 +1,8 @@
-// Every error answer the gateway writes itself goes through sendError, in the seed's envelope (the
-// shape records' procedures answer in), so that a caller sees one error shape whoever answered.
+// Every error answer the gateway writes itself goes through sendError, in the shape documented for the
+// path: the seed's envelope (the shape records' procedures answer in), or RFC 6749's
+// {error, error_description} on the OAuth endpoints, so that a caller sees one shape whoever answered.
 import type { NextFunction, Request, Response } from 'express';
-import { envelope } from '@simrs/contracts/envelope';
+import { envelope, HTTP_STATUS, isOAuthPath, oauthError } from '@simrs/contracts/envelope';
 import type { ErrorCode } from '@simrs/contracts/envelope';
 import { decodePath, procedureOf } from '../routes/index.ts';
 import { markAnsweredByGateway } from './context.ts';
@@ -15,8 +16,9 @@ export function sendError(res: Response, code: ErrorCode, message: string, heade
   if (res.headersSent) return void res.destroy();
   markAnsweredByGateway(res);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  const body = envelope(code, message, envelopePath(res.req));
-  res.status(body.error.data.httpStatus).json(body);
+  // The OAuth endpoints answer in RFC 6749's shape, everything else in the envelope (README "Errors").
+  const path = res.req.originalUrl.split('?')[0] ?? '';
+  res.status(HTTP_STATUS[code]).json(isOAuthPath(path) ? oauthError(code, message) : envelope(code, message, envelopePath(res.req)));
 }
 
 /** The envelope's data.path: the tRPC procedure path ("pasien.list") or the request path. */

@@ -2,6 +2,7 @@
 // integration prefix. The gateway is the only caller; the principal it signs is the only credential.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '@simrs/platform/json-depth';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
@@ -137,6 +138,8 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       }
       // trpc-to-openapi only reads bodies whose type is exactly application/json; pass it as such.
       req.headers['content-type'] = 'application/json';
+      // Behind the gateway's bound, for callers inside the cluster: the validators recurse.
+      if (jsonTooDeep(raw)) return sendError(res, 'BAD_REQUEST', `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, path);
       try {
         req.body = raw.trim() === '' ? undefined : JSON.parse(raw);
       } catch {
