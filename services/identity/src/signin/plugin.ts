@@ -36,6 +36,37 @@ export const SIGN_UP_DISABLED = {
 export const PROPERTIES_FIELD = 'properties';
 export const MAX_PROPERTIES_BYTES = 8 * 1024;
 export const MAX_PROPERTIES_KEYS = 64;
+/**
+ * Names a free-form property may not take: the session's own fields and its user's, and names that
+ * mean something to JavaScript objects. The answer lists properties beside the session's fields (where
+ * the seed puts them), so a property named like a field would shadow or mimic it.
+ */
+export const RESERVED_PROPERTY_NAMES = new Set([
+  'id',
+  'token',
+  'userId',
+  'expiresAt',
+  'createdAt',
+  'updatedAt',
+  'ipAddress',
+  'userAgent',
+  'impersonatedBy',
+  'activeOrganizationId',
+  PROPERTIES_FIELD,
+  'session',
+  'user',
+  'email',
+  'emailVerified',
+  'name',
+  'image',
+  'role',
+  'tenantId',
+  'active',
+  'scopes',
+  '__proto__',
+  'constructor',
+  'prototype',
+]);
 
 /** Password routes: answered as disabled, so that callers get a clear reason. */
 export const PASSWORD_PATHS = new Set([
@@ -92,10 +123,17 @@ function withoutTokens(body: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-/** The session as update-session answers it: its fields, and the kept properties beside them. */
+/**
+ * The session as update-session answers it: its own fields, and the kept properties beside them (where
+ * the seed puts them). A kept property named like a field (stored before names were checked) is left
+ * out of the top level, never shadowing the field; it stays readable under `properties`.
+ */
 function withProperties(session: Record<string, unknown>): Record<string, unknown> {
   const properties = isPlainObject(session[PROPERTIES_FIELD]) ? session[PROPERTIES_FIELD] : {};
-  return { ...properties, ...session, [PROPERTIES_FIELD]: properties };
+  const beside = Object.fromEntries(
+    Object.entries(properties).filter(([k]) => !RESERVED_PROPERTY_NAMES.has(k) && !Object.hasOwn(session, k)),
+  );
+  return { ...beside, ...session, [PROPERTIES_FIELD]: properties };
 }
 
 export function simrsPlugin(deps: PluginDeps) {
@@ -160,6 +198,13 @@ export function simrsPlugin(deps: PluginDeps) {
             const incoming = { ...body };
             const current = await getSessionFromCtx(ctx);
             if (!current) return; // the endpoint answers 401
+            const session = current.session as Record<string, unknown>;
+            const reserved = Object.keys(incoming).filter((k) => RESERVED_PROPERTY_NAMES.has(k) || Object.hasOwn(session, k));
+            if (reserved.length > 0)
+              throw new APIError('BAD_REQUEST', {
+                code: 'RESERVED_PROPERTY_NAME',
+                message: `Not a free-form property name (a field of the session or its user): ${reserved.slice(0, 8).join(', ')}`,
+              });
             const kept = (current.session as Record<string, unknown>)[PROPERTIES_FIELD];
             const merged = { ...(isPlainObject(kept) ? kept : {}), ...incoming };
             if (Object.keys(merged).length > MAX_PROPERTIES_KEYS || Buffer.byteLength(JSON.stringify(merged)) > MAX_PROPERTIES_BYTES)
