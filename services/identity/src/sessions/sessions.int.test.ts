@@ -154,12 +154,13 @@ describe('sessions', () => {
     assert.equal(anonymous.rpId, 'localhost');
     assert.deepEqual(anonymous.rp, { name: 'SIMRS', id: 'localhost' });
     assert.deepEqual(anonymous.allowCredentials, []);
-    assert.equal(anonymous.userVerification, 'preferred');
+    assert.equal(anonymous.userVerification, 'required');
     assert.deepEqual(anonymous.extensions, {});
     const browser = f.client();
     await signInWithOtp(f, browser, 'dokter@rs-demo.test');
     const register = await (await browser.fetch('/api/auth/passkey/generate-register-options')).json();
     assert.equal(register.rp.id, 'localhost');
     assert.equal(register.authenticatorSelection.residentKey, 'required');
+    assert.equal(register.authenticatorSelection.userVerification, 'required');
   });
 });
