@@ -1,6 +1,8 @@
 // Every error answer the gateway writes itself goes through sendError, in the shape documented for the
 // path: the seed's envelope (the shape records' procedures answer in), or RFC 6749's
 // {error, error_description} on the OAuth endpoints, so that a caller sees one shape whoever answered.
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import { envelope, HTTP_STATUS, isOAuthPath, oauthError } from '@simrs/contracts/envelope';
 import type { ErrorCode } from '@simrs/contracts/envelope';
@@ -39,4 +41,23 @@ export function answerErrors(err: unknown, _req: Request, res: Response, _next: 
   } catch {
     res.status(500).end();
   }
+}
+
+/**
+ * Requests Node's parser refuses before Express sees them (two Content-Length headers, Content-Length
+ * with chunked, a method token it does not know, a malformed header): a 400 in the envelope instead
+ * of Node's bare "400 Bad Request", then the connection is closed (its framing cannot be trusted).
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+    const message = err.code === 'HPE_HEADER_OVERFLOW' ? 'request headers too large' : 'malformed request';
+    // The request line, when the parser got that far, names the path and so the shape.
+    const target = (err as { rawPacket?: Buffer }).rawPacket?.toString('latin1').split('\r\n')[0]?.split(' ')[1] ?? '';
+    const path = target.startsWith('/') ? (target.split('?')[0] ?? '') : '';
+    const body = JSON.stringify(isOAuthPath(path) ? oauthError('BAD_REQUEST', message) : envelope('BAD_REQUEST', message, path));
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
 }

@@ -28,3 +28,14 @@ export function jsonTooDeep(text: string | Uint8Array, maxDepth = MAX_JSON_DEPTH
   }
   return false;
 }
+
+/**
+ * True when every string (and key) in a parsed JSON value is well-formed Unicode without NUL: Postgres
+ * stores neither a lone surrogate nor U+0000 in text or jsonb, and refuses the whole statement.
+ */
+export function storableStrings(value: unknown): boolean {
+  if (typeof value === 'string') return value.isWellFormed() && !value.includes('\u0000');
+  if (Array.isArray(value)) return value.every(storableStrings);
+  if (value && typeof value === 'object') return Object.entries(value).every(([k, v]) => storableStrings(k) && storableStrings(v));
+  return true;
+}

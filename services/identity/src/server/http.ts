@@ -12,7 +12,7 @@ import type { Logger } from '@simrs/platform/logger';
 import { API_SCOPES, AUTH_BASE_PATH } from '@simrs/contracts/oauth';
 import { codeForStatus, envelope, errorBodyFor, HTTP_STATUS, isOAuthPath, oauthError } from '@simrs/contracts/envelope';
 import type { ErrorCode } from '@simrs/contracts/envelope';
-import { jsonTooDeep, MAX_JSON_DEPTH } from '@simrs/platform/json-depth';
+import { jsonTooDeep, MAX_JSON_DEPTH, storableStrings } from '@simrs/platform/json-depth';
 import { runChecks } from '@simrs/platform/health';
 import type { Config } from '../config.ts';
 import type { Pages } from '../pages/index.ts';
@@ -140,6 +140,16 @@ export function documentedError(status: number, body: Buffer, path: string): Buf
   return Buffer.from(JSON.stringify(reason ? { error: { ...body2.error, data: { ...body2.error.data, reason } } } : body2));
 }
 
+/** A JSON body whose strings Postgres can store (a body that does not parse is Better Auth's to refuse). */
+function storableJson(req: IncomingMessage, body: Buffer): boolean {
+  if (!/json/i.test(String(req.headers['content-type'] ?? ''))) return true;
+  try {
+    return storableStrings(JSON.parse(body.toString('utf8')));
+  } catch {
+    return true;
+  }
+}
+
 async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -199,6 +209,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       if (!body) return sendError(res, 'PAYLOAD_TOO_LARGE', `At most ${MAX_BODY_BYTES} bytes.`, fullPath, { connection: 'close' });
       // Behind the gateway's own bound, for callers inside the cluster (Better Auth validates recursively).
       if (jsonTooDeep(body)) return sendError(res, 'BAD_REQUEST', `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, fullPath);
+      if (!storableJson(req, body)) return sendError(res, 'BAD_REQUEST', 'strings must be well-formed Unicode without NUL', fullPath);
     }
     // The public URL, not the Host header, is who we are (the gateway may rewrite Host).
     const request = new Request(new URL(rewriteTo ?? req.url ?? '/', config.PUBLIC_URL), {

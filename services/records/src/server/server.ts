@@ -163,6 +163,17 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       }
       if (pathname.startsWith('/trpc/')) {
         observeCall(req, res, { surface: 'trpc', pathname, prefix });
+        // tRPC answers a procedure path that is not valid percent-encoding with a 400 that is not JSON.
+        try {
+          decodeURIComponent(pathname);
+        } catch {
+          return sendError(res, 'BAD_REQUEST', 'the procedure path is not valid percent-encoding', pathname);
+        }
+        // tRPC refuses other body types with a 415 that is not JSON; answer it here, in the envelope.
+        if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+          return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', pathname.slice('/trpc/'.length), {
+            connection: 'close',
+          });
         return trpc(req, res);
       }
       if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
