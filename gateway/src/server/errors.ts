@@ -17,6 +17,9 @@ import { log } from './log.ts';
 export function sendError(res: Response, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.destroy();
   markAnsweredByGateway(res);
+  // Every 503 says when to come back, whichever part of the gateway found the dependency away.
+  if (code === 'SERVICE_UNAVAILABLE' && !Object.keys(headers).some((h) => h.toLowerCase() === 'retry-after'))
+    res.setHeader('retry-after', '1');
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   // The OAuth endpoints answer in RFC 6749's shape, everything else in the envelope (README "Errors").
   const path = res.req.originalUrl.split('?')[0] ?? '';

@@ -101,6 +101,8 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
     maxBatchSize: 10,
     createContext: ({ req }) => createContext(req),
     onError: ({ error, path }) => onError(error, path),
+    // The database away is a 503 the caller should retry: say when, as every other 503 does.
+    responseMeta: ({ errors }) => (errors.some((e) => e.code === 'SERVICE_UNAVAILABLE') ? { headers: { 'retry-after': '1' } } : {}),
   });
   const rest = createIntegrationHandler({ prefix, createContext, onError: (err, path) => onError(err as { code: string }, path) });
 
