@@ -107,7 +107,15 @@ const pages = createPages({
     }
   },
 });
-const http = createHttpServer({ config, handler: auth.handler, pages, checks, log });
+// A request that failed because Postgres or Redis dropped may be answered after they are back (and
+// readiness passes again): for a few seconds after a dropped connection, its 500 is still a 503.
+let troubleAt = 0;
+const trouble = () => void (troubleAt = Date.now());
+pool.on('error', trouble);
+pool.on('connect', (client) => client.on('error', trouble));
+redis.on('error', trouble);
+const recentTrouble = () => Date.now() - troubleAt < 10_000;
+const http = createHttpServer({ config, handler: auth.handler, pages, checks, recentTrouble, log });
 http.listen(config.HTTP_PORT, config.HOST, () => log.info({ port: config.HTTP_PORT }, 'identity http listening'));
 
 // Connections are recycled now and then, so the gateway's calls spread over new replicas too.

@@ -166,6 +166,8 @@ export interface HttpDeps {
   handler: (request: Request) => Promise<Response>;
   pages: Pages;
   checks: Checks;
+  /** True while, or shortly after, a dependency failed (a connection dropped): its 500s are 503s. */
+  recentTrouble?: () => boolean;
   log: Logger;
 }
 
@@ -231,7 +233,7 @@ export function createHttpServer(deps: HttpDeps): Server {
     out['cache-control'] ??= 'no-store';
     // Better Auth turns a store it cannot reach into a 500 (FAILED_TO_GET_SESSION, ...): when a
     // dependency is down, that is a 503 the caller should retry, which readiness says too.
-    if (status >= 500 && status !== 503 && !(await runChecks(deps.checks)).ready) {
+    if (status >= 500 && status !== 503 && (deps.recentTrouble?.() || !(await runChecks(deps.checks)).ready)) {
       status = 503;
       out['retry-after'] = RETRY_AFTER_SECONDS;
     }
