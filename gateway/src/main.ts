@@ -8,7 +8,7 @@ import { BearerAuthenticator, redisReplayStore, Revocations, SessionAuthenticato
 import { upstream } from './proxy/index.ts';
 // app.ts and observability.ts import the domain folders, so server/index.ts cannot re-export them.
 import { createApp } from './server/app.ts';
-import { log } from './server/index.ts';
+import { answerClientErrors, log } from './server/index.ts';
 import { observeGateway } from './server/observability.ts';
 
 const subscriber = createRedis(config.REDIS_URL, 'gateway-revocations');
@@ -42,6 +42,7 @@ observeRedis('gateway-revocations', subscriber);
 const server = app.listen(config.GATEWAY_PORT, config.HOST, () =>
   log.info({ port: config.GATEWAY_PORT, ops: config.OPS_PORT, url: config.PUBLIC_URL }, 'gateway listening'),
 );
+answerClientErrors(server);
 // Longer than the load balancers' idle timeout, so that they close idle connections, not us.
 server.keepAliveTimeout = 65_000;
 // Bound what one slow client can hold: headers within 15 s, the whole request within 30 s.

@@ -4,7 +4,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import { Pool } from 'undici';
 import { log, sendError } from '../server/index.ts';
-import { BodyTimeout, PayloadTooLarge, readBody } from './body.ts';
+import { BodyTimeout, PayloadTooLarge, readBody, tooDeep } from './body.ts';
+import { MAX_JSON_DEPTH } from '@simrs/platform/json-depth';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -71,6 +72,8 @@ export async function proxy(
     if (err instanceof BodyTimeout) return sendError(res, 'TIMEOUT', 'the request body did not arrive in time', { connection: 'close' });
     return void res.destroy();
   }
+  const deep = tooDeep(req, body);
+  if (deep) return sendError(res, 'BAD_REQUEST', `JSON in the request ${deep} nests deeper than ${MAX_JSON_DEPTH} levels`);
   if (body) headers['content-length'] = String(body.length);
   try {
     const upstreamRes = await target.pool.request({
