@@ -20,7 +20,7 @@ import { createPages } from './pages/index.ts';
 import { addIdentityService, createHttpServer, log, observeDeviceCodes } from './server/index.ts';
 import { createIdentityStorage, createRevocations, createSessions } from './sessions/index.ts';
 import { createLimits } from './signin/index.ts';
-import { createAdmin, createInviter } from './tenants/index.ts';
+import { createAdmin, createIntegrations, createInviter } from './tenants/index.ts';
 import type { Admin } from './tenants/index.ts';
 
 const config = loadIdentityConfig();
@@ -74,6 +74,8 @@ const admin = createAdmin({
   forgetUser: (userId) => sessions.forgetUser(userId),
   registrationTokens,
   oauthClients,
+  integrations: createIntegrations(pool, config.DEVICE_CODE_TTL_SECONDS),
+  publishRevocation: (revocation) => revocations.publish(revocation),
   rotateSigningKey: async () => {
     const rotated = await rotateSigningKey(await authContext(), JWT_OPTIONS);
     keySet.invalidate();
