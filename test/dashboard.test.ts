@@ -24,6 +24,7 @@ import {
   USERS,
 } from './support/dashboard.ts';
 import { seedUsers, signInWithOtp } from './support/users.ts';
+import { apiQuery, Browserless, DEVICE_CODE_GRANT, issueRegistrationToken, registerClient, tokensFor, within } from './support/oauth.ts';
 import { FIRST_LOAD_BUDGET_BYTES, firstLoad } from '../dashboard/first-load.ts';
 
 const BIDAN = `bidan@${TENANT}.test`;
@@ -314,7 +315,8 @@ describe('patients', () => {
         await page.keyboard.type(search);
         await page.keyboard.press('Enter');
         await page.locator('#patient-table .patient-link', { hasText: 'Wulan Sari Dewi' }).waitFor();
-        assert.equal(await page.locator('#patient-table tbody tr').count(), 1, search);
+        // The unfiltered list (newest first) shows her too: wait for the search's own answer.
+        await waitFor(`one result for ${search}`, async () => (await page.locator('#patient-table tbody tr').count()) === 1, 10_000);
       }
       // Paging: 20 at a time, then the next page with the cursor.
       await page.goto('/pasien');
@@ -396,6 +398,9 @@ describe('patients', () => {
       await auditor.page.click('#apply-filters');
       const read = auditor.page.locator('.audit-table tbody tr[data-action="pasien.get"]', { hasText: 'Perawat' });
       await read.first().waitFor();
+      // Colleagues by name (identity's names for auditors), the hospital by name in the header.
+      assert.equal(await read.first().locator('.actor-name').textContent(), 'perawat');
+      await auditor.page.locator('#tenant-id', { hasText: `Rumah Sakit ${TENANT}` }).waitFor();
       assert.doesNotMatch((await auditor.page.textContent('main')) ?? '', /Rina Wulandari/, 'no patient data');
       await auditor.page.goto(`/pasien/${target.id}`);
       await auditor.page.locator('#not-allowed').waitFor();
@@ -526,6 +531,101 @@ describe('tenant administration', () => {
       assert.match((await page.textContent('.audit-table tbody tr')) ?? '', /Admin/, 'names, not ids, for an admin');
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('integrations and devices', () => {
+  test('an admin revokes an integration after a confirmation naming it; the gateway refuses its bearer token within 1 s', async () => {
+    const app = await registerClient(stack, await issueRegistrationToken(stack, USERS.admin), {
+      client_name: 'Aplikasi Farmasi',
+      redirect_uris: ['http://127.0.0.1:9/callback'],
+      application_type: 'native',
+      token_endpoint_auth_method: 'client_secret_post',
+    });
+    const tokens = await tokensFor(stack, smtp, app, new Browserless(stack), USERS.doctor);
+    assert.equal((await apiQuery(stack, tokens.access_token)).status, 200);
+    const { context, page } = await contextAs(USERS.admin);
+    try {
+      await page.goto('/admin/integrasi');
+      const row = page.locator(`#client-list .client[data-client-id="${app.clientId}"]`);
+      await row.locator('.revoke-client').click();
+      const dialog = page.locator('dialog[open]');
+      await dialog.waitFor();
+      assert.match((await dialog.textContent()) ?? '', /Aplikasi Farmasi.*token/s);
+      await checkPage(page, 'revoke-dialog');
+      const answered = page.waitForResponse((r) => r.url().endsWith('/api/auth/tenant/revoke-oauth-client'));
+      await dialog.locator('button[type="submit"]').click();
+      assert.equal((await answered).status(), 200);
+      const took = await within(1000, async () => (await apiQuery(stack, tokens.access_token)).status === 401);
+      assert.ok(took >= 0, 'the access token is refused within 1 s');
+      await page.locator('#integrations-status', { hasText: 'Aplikasi Farmasi dicabut' }).waitFor();
+      await row.locator('.badge').waitFor();
+      assert.equal(await row.locator('.revoke-client').count(), 0);
+      const refresh = await fetch(`${stack.gatewayUrl}/api/auth/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token!,
+          client_id: app.clientId,
+          client_secret: app.clientSecret!,
+        }),
+      });
+      assert.ok(refresh.status >= 400 && refresh.status < 500, `the refresh token is dead too (${refresh.status})`);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a device waiting for approval is listed for the admin; a nurse approves it by code, seeing the application by name', async () => {
+    const device = await registerClient(stack, await issueRegistrationToken(stack, USERS.admin), {
+      client_name: 'Terminal Bangsal',
+      token_endpoint_auth_method: 'none',
+      grant_types: [DEVICE_CODE_GRANT, 'refresh_token'],
+    });
+    const res = await fetch(`${stack.gatewayUrl}/api/auth/device/code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: device.clientId, scope: 'openid simrs:read' }),
+    });
+    assert.equal(res.status, 200);
+    const grant = (await res.json()) as { device_code: string; user_code: string };
+    const poll = () =>
+      fetch(`${stack.gatewayUrl}/api/auth/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: DEVICE_CODE_GRANT, device_code: grant.device_code, client_id: device.clientId }),
+      });
+
+    const admin = await contextAs(USERS.admin);
+    const nurse = await contextAs(USERS.nurse);
+    try {
+      await admin.page.goto('/admin/perangkat');
+      const waiting = admin.page.locator(`#device-requests tr[data-client-id="${device.clientId}"]`);
+      await waiting.waitFor();
+      const text = (await waiting.textContent()) ?? '';
+      assert.match(text, /Terminal Bangsal/);
+      assert.doesNotMatch(text, new RegExp(grant.user_code), 'the user code is not shown in full');
+      await checkPage(admin.page, 'device-requests');
+
+      const { page } = nurse;
+      await page.goto('/perangkat');
+      await page.fill('[name="user_code"]', grant.user_code);
+      await page.click('#device-lookup');
+      await page.locator('#device-request h2', { hasText: 'Terminal Bangsal' }).waitFor();
+      await page.click('#device-approve');
+      await page.locator('#device-status').waitFor();
+      const token = await poll();
+      assert.equal(token.status, 200);
+      const { access_token } = (await token.json()) as { access_token: string };
+      assert.equal((await apiQuery(stack, access_token)).status, 200);
+
+      await admin.page.reload();
+      await admin.page.locator('#no-device-requests').waitFor();
+    } finally {
+      await admin.context.close();
+      await nurse.context.close();
     }
   });
 });
