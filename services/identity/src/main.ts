@@ -120,7 +120,7 @@ const health = addHealthService(grpcServer, {
     return true;
   },
 });
-addIdentityService(grpcServer, { sessions, admin, adminToken: config.ADMIN_API_TOKEN, log });
+addIdentityService(grpcServer, { sessions, admin, adminToken: config.ADMIN_API_TOKEN, log, publicUrl: config.PUBLIC_URL });
 const grpcPort = await listen(grpcServer, config.HOST, config.GRPC_PORT);
 log.info({ port: grpcPort }, 'identity grpc listening');
 
