@@ -38,8 +38,10 @@ function corsFor(methods: readonly Method[]): RequestHandler {
     origin: (origin, done) => done(null, origin !== undefined && allowedOrigins.has(origin)),
     credentials: true,
     methods: [...methods],
-    allowedHeaders: ['authorization', 'content-type', 'x-request-id', 'trpc-accept'],
-    exposedHeaders: ['x-request-id', 'retry-after'],
+    // FHIR clients in the browser (SMART apps) also send versioning and conditional headers and read
+    // the version and location of what they wrote.
+    allowedHeaders: ['authorization', 'content-type', 'x-request-id', 'trpc-accept', 'accept', 'if-match', 'if-none-exist', 'prefer'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'etag', 'location', 'content-location', 'last-modified'],
     maxAge: 600,
   });
 }
