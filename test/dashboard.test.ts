@@ -698,6 +698,13 @@ describe('my account', () => {
       await page.goto('/pasien');
       await page.locator('h1', { hasText: 'Patients' }).waitFor();
       await checkPage(page, 'patients-en');
+      // identity's own pages (device, sign-in) follow the same choice.
+      await page.goto('/auth/device');
+      await page.locator('h1', { hasText: 'Connect a device' }).waitFor();
+      assert.equal(await page.getAttribute('html', 'lang'), 'en');
+      await context.addCookies([{ name: 'simrs_lang', value: 'id', url: stack.publicUrl }]);
+      await page.goto('/auth/device');
+      await page.locator('h1', { hasText: 'Hubungkan perangkat' }).waitFor();
     } finally {
       await phone.context.close();
       await desk.context.close();

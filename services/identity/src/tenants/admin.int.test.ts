@@ -33,7 +33,7 @@ describe('tenants and roles', () => {
     const browser = f.client();
     const res = await browser.fetch(link.pathname + link.search);
     assert.equal(res.status, 302);
-    assert.equal(res.headers.get('location'), `${f.publicUrl}/auth/account`);
+    assert.equal(res.headers.get('location'), `${f.publicUrl}/`, 'the dashboard');
     return browser;
   }
 
