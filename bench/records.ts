@@ -17,7 +17,7 @@ export interface Row {
   [figure: string]: number | string;
 }
 
-const TENANT = 'rs-bench';
+export const TENANT = 'rs-bench';
 const SMALL = Number(process.env.BENCH_RECORDS_SMALL ?? 10_000);
 const LARGE = Number(process.env.BENCH_RECORDS_LARGE ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_RECORDS_SAMPLES ?? 400);
@@ -25,7 +25,7 @@ const WARMUP = 50;
 const SEARCH = 'siti';
 
 /** Patients from+1 .. to, set-based; every NIK is distinct and consistent with birth date and sex. */
-async function load(owner: pg.Client, from: number, to: number): Promise<void> {
+export async function load(owner: pg.Client, from: number, to: number): Promise<void> {
   const places = PLACES.map((p) => p[0]);
   const provinces = PLACES.map((p) => p[1]);
   const codes = PLACES.map((p) => p[2] + String(p[3]).padStart(2, '0'));

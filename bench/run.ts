@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, printed as tables. Speed and memory targets live here, never in
-// timed tests. BENCH_ONLY=records|gateway runs one part.
+// timed tests. BENCH_ONLY=records|gateway|dashboard runs one part.
 import { printTable } from './load.ts';
 
 type Bench = () => Promise<Array<Record<string, string | number>>>;
@@ -12,6 +12,10 @@ const parts: Record<string, { title: string; load: () => Promise<Bench> }> = {
   gateway: {
     title: 'gateway: pasien.list through the gateway (bearer, cookie) and straight to records; token refreshes',
     load: async () => (await import('./gateway.ts')).benchGateway,
+  },
+  dashboard: {
+    title: 'dashboard: first load (gzipped) and patient search through the gateway with a session cookie',
+    load: async () => (await import('./dashboard.ts')).benchDashboard,
   },
 };
 

@@ -3,7 +3,7 @@
 // and phone and tablet viewports without sideways scrolling.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { testServerUrl, waitFor } from '@simrs/platform/testing';
 import { startSmtpPeer } from '@simrs/platform/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/smtp-peer';
@@ -16,9 +16,9 @@ import {
   checkPage,
   ensureDashboardBuilt,
   nikFor,
+  openContext,
   registerPatients,
   ROLE_OF,
-  signInContext,
   signInWithKeyboard,
   TENANT,
   USERS,
@@ -65,21 +65,8 @@ after(async () => {
   await Promise.all([redis?.stop(), smtp?.stop()]);
 });
 
-async function contextAs(
-  email?: string,
-  options: Parameters<Browser['newContext']>[0] = {},
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    baseURL: stack.publicUrl,
-    viewport: { width: 1280, height: 900 },
-    locale: 'en-US',
-    ...options,
-  });
-  if (email) await signInContext(stack, smtp, context, email);
-  const page = await context.newPage();
-  page.on('pageerror', (err) => console.error(`page error at ${page.url()}: ${err.stack ?? err.message}`));
-  return { context, page };
-}
+const contextAs = (email?: string, options: Parameters<Browser['newContext']>[0] = {}) =>
+  openContext({ browser, stack, smtp }, email, options);
 
 /** Presses Tab until the element matching `selector` has focus: it is reachable by keyboard. */
 async function tabTo(page: Page, selector: string, max = 80): Promise<void> {
@@ -314,7 +301,8 @@ describe('patients', () => {
         await page.keyboard.type(search);
         await page.keyboard.press('Enter');
         await page.locator('#patient-table .patient-link', { hasText: 'Wulan Sari Dewi' }).waitFor();
-        assert.equal(await page.locator('#patient-table tbody tr').count(), 1, search);
+        // The unfiltered list (newest first) shows her too: wait for the search's own answer.
+        await waitFor(`one result for ${search}`, async () => (await page.locator('#patient-table tbody tr').count()) === 1, 10_000);
       }
       // Paging: 20 at a time, then the next page with the cursor.
       await page.goto('/pasien');
@@ -396,6 +384,9 @@ describe('patients', () => {
       await auditor.page.click('#apply-filters');
       const read = auditor.page.locator('.audit-table tbody tr[data-action="pasien.get"]', { hasText: 'Perawat' });
       await read.first().waitFor();
+      // Colleagues by name (identity's names for auditors), the hospital by name in the header.
+      assert.equal(await read.first().locator('.actor-name').textContent(), 'perawat');
+      await auditor.page.locator('#tenant-id', { hasText: `Rumah Sakit ${TENANT}` }).waitFor();
       assert.doesNotMatch((await auditor.page.textContent('main')) ?? '', /Rina Wulandari/, 'no patient data');
       await auditor.page.goto(`/pasien/${target.id}`);
       await auditor.page.locator('#not-allowed').waitFor();
@@ -457,7 +448,7 @@ describe('tenant administration', () => {
       await smtp.waitForMail('apoteker@rs-dash.test', since);
       const row = page.locator('#user-table tr[data-email="apoteker@rs-dash.test"]');
       await row.waitFor();
-      assert.match((await row.textContent()) ?? '', /Apoteker Ani/);
+      assert.match((await row.textContent()) ?? '', /Apoteker Ani.*belum pernah masuk/s, 'invited, never signed in');
 
       // Change the role: the confirmation names the person, the old and the new role.
       await row.locator('.role-select').selectOption('doctor');
@@ -598,6 +589,13 @@ describe('my account', () => {
       await page.goto('/pasien');
       await page.locator('h1', { hasText: 'Patients' }).waitFor();
       await checkPage(page, 'patients-en');
+      // identity's own pages (device, sign-in) follow the same choice.
+      await page.goto('/auth/device');
+      await page.locator('h1', { hasText: 'Connect a device' }).waitFor();
+      assert.equal(await page.getAttribute('html', 'lang'), 'en');
+      await context.addCookies([{ name: 'simrs_lang', value: 'id', url: stack.publicUrl }]);
+      await page.goto('/auth/device');
+      await page.locator('h1', { hasText: 'Hubungkan perangkat' }).waitFor();
     } finally {
       await phone.context.close();
       await desk.context.close();

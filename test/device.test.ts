@@ -202,7 +202,7 @@ describe('the device flow', () => {
     assert.deepEqual(scopes, ['openid', 'profile', 'simrs:read', 'offline_access']);
     await page.click('#approve');
     await page.locator('#request[data-answered="approved"]').waitFor();
-    assert.match((await page.textContent('#status')) ?? '', /Approved/);
+    assert.match((await page.textContent('#status')) ?? '', /Disetujui/); // Indonesian unless the dashboard chose English
 
     const tokens = await client.pollDeviceAuthorizationGrant(config, grant);
     const claims = decodeJwt(tokens.access_token);
@@ -239,7 +239,7 @@ describe('the device flow', () => {
     const grant = await newCode();
     await sleep(TTL_SECONDS * 1000 + 500);
     await page.goto(grant.verification_uri_complete);
-    assert.match((await page.textContent('#status')) ?? '', /expired/);
+    assert.match((await page.textContent('#status')) ?? '', /kedaluwarsa/);
     const answer = await poll(grant);
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error, 'expired_token');
@@ -255,7 +255,7 @@ describe('the device flow', () => {
     await midwife.signIn(smtp, USERS.midwife);
     const seen = await midwife.fetch(`/auth/device?user_code=${grant.user_code}`);
     assert.equal(seen.status, 403);
-    assert.match(await seen.text(), /another account/);
+    assert.match(await seen.text(), /akun lain/);
     const approve = await midwife.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode: grant.user_code } });
     assert.equal(approve.status, 403);
     assert.equal(((await approve.json()) as { error: string }).error, 'access_denied');
@@ -277,7 +277,7 @@ describe('the device flow', () => {
     await other.signIn(smtp, USERS.other);
     const seen = await other.fetch(`/auth/device?user_code=${grant.user_code}`);
     assert.equal(seen.status, 403);
-    assert.match(await seen.text(), /another hospital/);
+    assert.match(await seen.text(), /rumah sakit lain/);
     const approve = await other.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode: grant.user_code } });
     assert.equal(approve.status, 403);
     // Not bound to the stranger: a person of the hospital can still approve it.

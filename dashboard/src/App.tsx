@@ -17,6 +17,7 @@ const Account = lazy(() => import('./pages/Account.tsx'));
 const Device = lazy(() => import('./pages/Device.tsx'));
 const AdminUsers = lazy(() => import('./pages/AdminUsers.tsx'));
 const AdminIntegrations = lazy(() => import('./pages/AdminIntegrations.tsx'));
+const AdminDevices = lazy(() => import('./pages/AdminDevices.tsx'));
 
 function Home() {
   return <Navigate to={homeFor(useUser().role)} replace />;
@@ -125,6 +126,16 @@ export function App() {
             <Allowed capability="tenant.admin">
               <Lazy>
                 <AdminIntegrations />
+              </Lazy>
+            </Allowed>
+          }
+        />
+        <Route
+          path="admin/perangkat"
+          element={
+            <Allowed capability="tenant.admin">
+              <Lazy>
+                <AdminDevices />
               </Lazy>
             </Allowed>
           }

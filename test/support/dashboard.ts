@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { repoRoot } from '@simrs/platform/testing';
 import type { SmtpPeer } from '@simrs/platform/smtp-peer';
 import type { Stack } from '../../scripts/lib/stack.ts';
@@ -90,6 +90,24 @@ export async function signInContext(stack: Stack, smtp: SmtpPeer, context: Brows
   const { cookie } = await signInWithOtp(stack, smtp, email);
   const [name, value] = cookie.split('=') as [string, string];
   await context.addCookies([{ name, value, url: stack.publicUrl, httpOnly: true, sameSite: 'Lax' }]);
+}
+
+/** A desktop-sized browser context on the stack (signed in as `email` when given) and a page in it. */
+export async function openContext(
+  env: { browser: Browser; stack: Stack; smtp: SmtpPeer },
+  email?: string,
+  options: Parameters<Browser['newContext']>[0] = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await env.browser.newContext({
+    baseURL: env.stack.publicUrl,
+    viewport: { width: 1280, height: 900 },
+    locale: 'en-US',
+    ...options,
+  });
+  if (email) await signInContext(env.stack, env.smtp, context, email);
+  const page = await context.newPage();
+  page.on('pageerror', (err) => console.error(`page error at ${page.url()}: ${err.stack ?? err.message}`));
+  return { context, page };
 }
 
 /** Signs in on the dashboard's own page with the keyboard only: e-mail, Enter, code, Enter. */

@@ -79,6 +79,24 @@ export interface TenantUser {
   active: boolean;
   emailVerified: boolean;
   createdAt: Timestamp;
+  /** null: never signed in (invited only). */
+  lastSignInAt: Timestamp | null;
+}
+
+/** What an auditor may know of a colleague: no e-mail address. */
+export interface TenantName {
+  id: string;
+  name: string;
+  role: Role;
+}
+
+export interface PendingDeviceRequest {
+  clientId: string;
+  clientName: string | null;
+  scope: string | null;
+  userCodeHint: string;
+  createdAt: Timestamp;
+  expiresAt: Timestamp;
 }
 
 export interface OAuthClient {
@@ -120,6 +138,12 @@ export const identity = {
   oauthClients: () => get<{ clients: OAuthClient[] }>('/tenant/oauth-clients'),
   issueRegistrationToken: (allowWrite: boolean, ttlSeconds: number) =>
     post<RegistrationToken>('/tenant/registration-tokens', { allowWrite, ttlSeconds }),
+  revokeOAuthClient: (clientId: string) => post<{ usersNotified: number }>('/tenant/revoke-oauth-client', { clientId }),
+  deviceRequests: () => get<{ requests: PendingDeviceRequest[] }>('/tenant/device-requests'),
+  names: () => get<{ users: TenantName[] }>('/tenant/names'),
+  me: () => get<{ tenant: { id: string; name: string } }>('/account/me'),
+  clientName: (clientId: string) =>
+    get<{ clientId: string; name: string | null }>(`/account/oauth-client?clientId=${encodeURIComponent(clientId)}`),
   device: (userCode: string) => get<DeviceRequest>(`/device?user_code=${encodeURIComponent(userCode)}`),
   approveDevice: (userCode: string) => post<{ success: boolean }>('/device/approve', { userCode }),
   denyDevice: (userCode: string) => post<{ success: boolean }>('/device/deny', { userCode }),

@@ -17,6 +17,7 @@ export const en: typeof id = {
     notFound: 'There is nothing at this address. Use the menu above.',
   },
   nav: {
+    deviceRequests: 'Waiting devices',
     patients: 'Patients',
     audit: 'Audit log',
     users: 'Users',
@@ -281,6 +282,8 @@ export const en: typeof id = {
     simrs_write: "Create and change your hospital's records, as your role allows",
   },
   users: {
+    lastSignIn: 'last signed in {{when}}',
+    neverSignedIn: 'never signed in',
     title: 'Users',
     lead: 'The staff of {{tenant}}: invite, change roles, deactivate.',
     people: 'Staff',
@@ -343,5 +346,20 @@ export const en: typeof id = {
     copy: 'Copy',
     copied: 'Copied',
     register: 'Register the application with POST {{url}} and the header Authorization: Bearer <token>.',
+    revoke: 'Revoke',
+    revokeWho: 'Revoke {{name}}',
+    revokeTitle: 'Revoke {{name}}?',
+    revokeText:
+      '{{name}} is disabled: every token and consent it was ever given is deleted, and its access tokens still in use are refused at once. The application cannot be used any more; registering again needs a new registration token.',
+    revoked: '{{name}} revoked; its tokens no longer work.',
+    pendingTitle: 'Devices waiting for approval',
+    pendingLead:
+      "Devices asking for access through this hospital's applications that nobody approved or denied yet. The person at the device approves it on the Connect a device page with the code on its screen.",
+    pendingNone: 'No device is waiting.',
+    pendingClient: 'Application',
+    pendingScope: 'Permissions asked for',
+    pendingCode: 'Code starts with',
+    pendingSince: 'Asked',
+    pendingUntil: 'Valid until',
   },
 };

@@ -15,6 +15,7 @@ export const id = {
     notFound: 'Alamat ini tidak ada. Gunakan menu di atas.',
   },
   nav: {
+    deviceRequests: 'Perangkat menunggu',
     patients: 'Pasien',
     audit: 'Log audit',
     users: 'Pengguna',
@@ -279,6 +280,8 @@ export const id = {
     simrs_write: 'Membuat dan mengubah rekam rumah sakit, sesuai peran',
   },
   users: {
+    lastSignIn: 'terakhir masuk {{when}}',
+    neverSignedIn: 'belum pernah masuk',
     title: 'Pengguna',
     lead: 'Staf {{tenant}}: undang, ubah peran, nonaktifkan.',
     people: 'Staf',
@@ -341,5 +344,20 @@ export const id = {
     copy: 'Salin',
     copied: 'Tersalin',
     register: 'Daftarkan aplikasi dengan POST {{url}} dan header Authorization: Bearer <token>.',
+    revoke: 'Cabut',
+    revokeWho: 'Cabut {{name}}',
+    revokeTitle: 'Cabut {{name}}?',
+    revokeText:
+      '{{name}} dinonaktifkan: semua token dan persetujuan yang pernah diberikan kepadanya dihapus, dan token aksesnya yang masih berlaku ditolak seketika. Aplikasi ini tidak dapat dipakai lagi; pendaftaran baru memerlukan token pendaftaran baru.',
+    revoked: '{{name}} dicabut; tokennya tidak berlaku lagi.',
+    pendingTitle: 'Perangkat menunggu persetujuan',
+    pendingLead:
+      'Perangkat yang meminta akses lewat aplikasi rumah sakit ini dan belum disetujui atau ditolak. Orang di depan perangkat itu menyetujuinya sendiri di halaman Hubungkan perangkat dengan kode yang tampil di layarnya.',
+    pendingNone: 'Tidak ada perangkat yang menunggu.',
+    pendingClient: 'Aplikasi',
+    pendingScope: 'Izin yang diminta',
+    pendingCode: 'Kode berawalan',
+    pendingSince: 'Diminta',
+    pendingUntil: 'Berlaku sampai',
   },
 };

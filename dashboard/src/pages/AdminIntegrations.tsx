@@ -1,5 +1,6 @@
-// Tenant administration: integrations. The OAuth clients registered for this hospital, and a
-// single-use registration token (initial access token, RFC 7591) with or without write access.
+// Tenant administration: integrations. The OAuth clients registered for this hospital (each can be
+// revoked with everything it holds, after a confirmation naming it), and a single-use registration
+// token (initial access token, RFC 7591) with or without write access.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -7,7 +8,8 @@ import { useTranslation } from 'react-i18next';
 import { identity } from '../lib/auth.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { useFormat } from '../lib/format.ts';
-import { Loading, PageTitle, SelectField, Status } from '../ui/kit.tsx';
+import type { OAuthClient } from '../lib/auth.ts';
+import { ConfirmDialog, Loading, PageTitle, SelectField, Status } from '../ui/kit.tsx';
 import { ScopeList } from '../ui/ScopeList.tsx';
 
 const KEY = ['identity', 'oauth-clients'];
@@ -16,13 +18,23 @@ const LIFETIMES = [3600, 86400, 7 * 86400];
 export default function AdminIntegrations() {
   const { t } = useTranslation();
   const f = useFormat();
+  const queryClient = useQueryClient();
   const clients = useQuery({ queryKey: KEY, queryFn: identity.oauthClients });
+  const [pending, setPending] = useState<OAuthClient>();
+  const [status, setStatus] = useState<{ message: string; error: boolean }>();
+  const revoke = useMutation({
+    mutationFn: (client: OAuthClient) => identity.revokeOAuthClient(client.clientId),
+    onSuccess: (_r, client) => setStatus({ message: t('integrations.revoked', { name: client.name || client.clientId }), error: false }),
+    onError: (err) => setStatus({ message: errorMessage(t, err), error: true }),
+    onSettled: () => (setPending(undefined), void queryClient.invalidateQueries({ queryKey: KEY })),
+  });
   return (
     <section>
       <PageTitle text={t('integrations.title')} />
       <p className="lead">{t('integrations.lead')}</p>
       <IssueToken />
       <h2>{t('integrations.clients')}</h2>
+      {status ? <Status message={status.message} error={status.error} id="integrations-status" /> : null}
       {clients.isPending ? <Loading /> : null}
       {clients.isError ? <Status message={errorMessage(t, clients.error)} error /> : null}
       {clients.data?.clients.length === 0 ? <p id="no-clients">{t('integrations.none')}</p> : null}
@@ -41,9 +53,32 @@ export default function AdminIntegrations() {
                 {t('integrations.redirects')}: {c.redirectUris.join(', ') || '—'}
               </p>
             </div>
+            {c.disabled ? null : (
+              <div className="actions">
+                <button
+                  type="button"
+                  className="danger revoke-client"
+                  aria-label={t('integrations.revokeWho', { name: c.name || c.clientId })}
+                  onClick={() => setPending(c)}
+                >
+                  {t('integrations.revoke')}
+                </button>
+              </div>
+            )}
           </li>
         ))}
       </ul>
+      <ConfirmDialog
+        open={Boolean(pending)}
+        title={t('integrations.revokeTitle', { name: pending?.name || pending?.clientId })}
+        confirmLabel={t('integrations.revoke')}
+        danger
+        busy={revoke.isPending}
+        onConfirm={() => pending && revoke.mutate(pending)}
+        onCancel={() => setPending(undefined)}
+      >
+        <p>{t('integrations.revokeText', { name: pending?.name || pending?.clientId })}</p>
+      </ConfirmDialog>
       <p className="hint">
         {t('integrations.docs')} <a href="/api/v1/docs">{t('nav.apiDocs')}</a> · <a href="/playground/">{t('nav.playground')}</a>
       </p>

@@ -134,6 +134,14 @@ export default function AdminUsers() {
                     {u.active ? t('users.active') : <span className="badge">{t('users.inactive')}</span>}
                     <br />
                     <small>{t('users.since', { when: f.dateTime(u.createdAt) })}</small>
+                    <br />
+                    <small className="last-sign-in">
+                      {u.lastSignInAt ? t('users.lastSignIn', { when: f.dateTime(u.lastSignInAt) }) : t('users.neverSignedIn')}
+                    </small>
+                    <br />
+                    <small className="last-sign-in">
+                      {u.lastSignInAt ? t('users.lastSignIn', { when: f.dateTime(u.lastSignInAt) }) : t('users.neverSignedIn')}
+                    </small>
                   </td>
                   <td data-label={t('users.actions')}>
                     {self ? null : u.active ? (

@@ -29,13 +29,14 @@ function dayBound(day: string, end: boolean): string | undefined {
 export default function AuditLog() {
   const { t } = useTranslation();
   const trpc = useTRPC();
-  const isAdmin = useCan('tenant.admin');
+  const canSeeNames = useCan('audit.read');
   const canOpenPatients = useCan('pasien.read');
   const [params, setParams] = useSearchParams();
   const applied = Object.fromEntries(FILTERS.map((k) => [k, params.get(k) ?? ''])) as Filters;
   const [draft, setDraft] = useState<Filters>(applied);
-  const users = useQuery({ queryKey: ['identity', 'users'], queryFn: identity.users, enabled: isAdmin });
-  const names = new Map(users.data?.users.map((u) => [u.id, u.name || u.email]));
+  // Names and roles, not addresses: what an auditor may know of colleagues (identity's /tenant/names).
+  const users = useQuery({ queryKey: ['identity', 'names'], queryFn: identity.names, enabled: canSeeNames });
+  const names = new Map(users.data?.users.map((u) => [u.id, u.name]));
   const badPatient = applied.pasien !== '' && !UUID.test(applied.pasien);
 
   const input = {
@@ -74,14 +75,14 @@ export default function AuditLog() {
           placeholder={t('audit.anyAction')}
           options={ACTIONS.map((a) => ({ value: a, label: t(`audit.actions.${a}`) }))}
         />
-        {isAdmin && users.data ? (
+        {users.data ? (
           <SelectField
             label={t('audit.who')}
             name="actor"
             value={draft.actor}
             onValue={set('actor')}
             placeholder={t('audit.anyone')}
-            options={users.data.users.map((u) => ({ value: u.id, label: `${u.name} (${u.email})` }))}
+            options={users.data.users.map((u) => ({ value: u.id, label: `${u.name} (${t(`role.${u.role}`)})` }))}
           />
         ) : (
           <TextField label={t('audit.actorId')} name="actor" value={draft.actor} onValue={set('actor')} hint={t('audit.actorHint')} />

@@ -8,7 +8,6 @@ import { useTranslation } from 'react-i18next';
 import { identity } from '../lib/auth.ts';
 import type { DeviceRequest } from '../lib/auth.ts';
 import { errorMessage } from '../lib/errors.ts';
-import { useCan } from '../lib/session.tsx';
 import { PageTitle, Status, TextField } from '../ui/kit.tsx';
 import { ScopeList } from '../ui/ScopeList.tsx';
 
@@ -18,11 +17,12 @@ export default function Device() {
   const [code, setCode] = useState(params.get('kode') ?? '');
   const [request, setRequest] = useState<DeviceRequest>();
   const [answered, setAnswered] = useState<'approved' | 'denied'>();
-  const isAdmin = useCan('tenant.admin');
-  const clients = useQuery({
-    queryKey: ['identity', 'oauth-clients'],
-    queryFn: identity.oauthClients,
-    enabled: isAdmin && Boolean(request),
+  // Whoever approves sees the application by name (identity answers for clients of their own hospital).
+  const client = useQuery({
+    queryKey: ['identity', 'oauth-client', request?.client_id],
+    queryFn: () => identity.clientName(request!.client_id!),
+    enabled: Boolean(request?.client_id),
+    retry: false,
   });
   const lookup = useMutation({ mutationFn: identity.device, onSuccess: (r) => (setRequest(r), setAnswered(undefined)) });
   const answer = useMutation({
@@ -31,9 +31,7 @@ export default function Device() {
     onSuccess: (_r, approve) => setAnswered(approve ? 'approved' : 'denied'),
   });
   const submit = (e: FormEvent) => (e.preventDefault(), code.trim() && lookup.mutate(code.trim()));
-  const clientName = request?.client_id
-    ? (clients.data?.clients.find((c) => c.clientId === request.client_id)?.name ?? request.client_id)
-    : undefined;
+  const clientName = request?.client_id ? client.data?.name || request.client_id : undefined;
 
   return (
     <section>

@@ -132,9 +132,8 @@ function Patient({ p, notice }: { p: Pasien; notice: string | undefined }) {
 function AccessHistory({ pasienId }: { pasienId: string }) {
   const { t } = useTranslation();
   const trpc = useTRPC();
-  const isAdmin = useCan('tenant.admin');
-  const users = useQuery({ queryKey: ['identity', 'users'], queryFn: identity.users, enabled: isAdmin });
-  const names = new Map(users.data?.users.map((u) => [u.id, u.name || u.email]));
+  const users = useQuery({ queryKey: ['identity', 'names'], queryFn: identity.names, enabled: useCan('audit.read') });
+  const names = new Map(users.data?.users.map((u) => [u.id, u.name]));
   const client = useTRPCClient();
   const input = { pasienId, limit: 20 };
   const history = useInfiniteQuery(cursorPages(trpc.audit.list.queryKey(input), (cursor) => client.audit.list.query({ ...input, cursor })));

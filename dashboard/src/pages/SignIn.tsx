@@ -117,8 +117,8 @@ function SignInForm({ next }: { next: string }) {
   const sendLink = () => {
     if (needEmail()) return;
     void attempt(async () => {
-      const origin = window.location.origin;
-      await unwrap(authClient.signIn.magicLink({ email: email.trim(), callbackURL: origin + next, errorCallbackURL: `${origin}/masuk` }));
+      // identity lands a link on the dashboard (and a failed one on /masuk) by itself; only a deeper page is named.
+      await unwrap(authClient.signIn.magicLink({ email: email.trim(), ...(next === '/' ? {} : { callbackURL: next }) }));
       setStatus({ message: t('signIn.linkSent'), error: false });
     });
   };

@@ -1,9 +1,9 @@
 // The frame around every signed-in page: skip link, the hospital and the person, navigation by role,
 // language, sign-out.
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { NavLink, Outlet, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { authClient } from '../lib/auth.ts';
+import { authClient, identity } from '../lib/auth.ts';
 import { LanguageSelect } from './LanguageSelect.tsx';
 import { useCan, useUser } from '../lib/session.tsx';
 
@@ -12,11 +12,14 @@ export function Layout() {
   const user = useUser();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  // The hospital by name (the session only carries its id); a hospital's name does not change often.
+  const me = useQuery({ queryKey: ['identity', 'me'], queryFn: identity.me, staleTime: 10 * 60_000 });
   const links = [
     useCan('pasien.list') && { to: '/pasien', label: t('nav.patients') },
     useCan('audit.read') && { to: '/audit', label: t('nav.audit') },
     useCan('tenant.admin') && { to: '/admin/pengguna', label: t('nav.users') },
     useCan('tenant.admin') && { to: '/admin/integrasi', label: t('nav.integrations') },
+    useCan('tenant.admin') && { to: '/admin/perangkat', label: t('nav.deviceRequests') },
     { to: '/akun', label: t('nav.account') },
   ].filter((l): l is { to: string; label: string } => Boolean(l));
 
@@ -38,8 +41,8 @@ export function Layout() {
           </span>
           <span>
             <strong>SIMRS</strong>
-            <span className="tenant" id="tenant-id">
-              {user.tenantId}
+            <span className="tenant" id="tenant-id" title={user.tenantId}>
+              {me.data?.tenant.name ?? user.tenantId}
             </span>
           </span>
         </div>

@@ -11,7 +11,7 @@ export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist', i
 
 /** The dashboard's client routes (dashboard/src/App.tsx). */
 export const CLIENT_ROUTES =
-  /^\/(?:|masuk|akun|perangkat|audit|pasien(?:\/[\w-]+(?:\/ubah)?|\/baru)?|admin(?:\/(?:pengguna|integrasi))?)\/?$/;
+  /^\/(?:|masuk|akun|perangkat|audit|pasien(?:\/[\w-]+(?:\/ubah)?|\/baru)?|admin(?:\/(?:pengguna|integrasi|perangkat))?)\/?$/;
 
 export function dashboard(dist: string = DASHBOARD_DIST, onMissing: (dir: string) => void = () => {}): RequestHandler {
   const indexFile = `${dist}/index.html`;

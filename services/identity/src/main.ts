@@ -27,7 +27,7 @@ import { createPages } from './pages/index.ts';
 import { addIdentityService, createHttpServer, log, observeDeviceCodes } from './server/index.ts';
 import { createIdentityStorage, createRevocations, createSessions } from './sessions/index.ts';
 import { createLimits } from './signin/index.ts';
-import { createAdmin, createInviter } from './tenants/index.ts';
+import { createAdmin, createIntegrations, createInviter } from './tenants/index.ts';
 import type { Admin } from './tenants/index.ts';
 
 const config = loadIdentityConfig();
@@ -82,6 +82,8 @@ const admin = createAdmin({
   forgetUser: (userId) => sessions.forgetUser(userId),
   registrationTokens,
   oauthClients,
+  integrations: createIntegrations(pool, config.DEVICE_CODE_TTL_SECONDS),
+  publishRevocation: (revocation) => revocations.publish(revocation),
   rotateSigningKey: async () => {
     const rotated = await rotateSigningKey(await authContext(), JWT_OPTIONS);
     keySet.invalidate();
@@ -137,7 +139,7 @@ const health = addHealthService(grpcServer, {
     return true;
   },
 });
-addIdentityService(grpcServer, { sessions, admin, adminToken: config.ADMIN_API_TOKEN, log });
+addIdentityService(grpcServer, { sessions, admin, adminToken: config.ADMIN_API_TOKEN, log, publicUrl: config.PUBLIC_URL });
 const grpcPort = await listen(grpcServer, config.HOST, config.GRPC_PORT);
 outbox.start();
 log.info({ port: grpcPort }, 'identity grpc listening');

@@ -135,6 +135,10 @@ export function authOptions(deps: AuthDeps) {
             const user = await directory.findUserById(session.userId);
             if (!user?.active) throw new APIError('UNAUTHORIZED', { code: 'ACCOUNT_DISABLED', message: 'This account cannot sign in.' });
           },
+          // For tenant administrators: who has signed in, and when last (tenants/account-api.ts).
+          after: async (session) => {
+            await directory.recordSignIn(session.userId);
+          },
         },
         delete: {
           after: async (session) => {

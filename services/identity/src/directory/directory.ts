@@ -20,9 +20,11 @@ export interface DirectoryUser {
   active: boolean;
   emailVerified: boolean;
   createdAt: Date;
+  /** When a session was last created for the user; null for someone who never signed in. */
+  lastSignInAt: Date | null;
 }
 
-const USER_COLUMNS = `id, "tenantId", email, name, role, active, "emailVerified", "createdAt"`;
+const USER_COLUMNS = `id, "tenantId", email, name, role, active, "emailVerified", "createdAt", last_sign_in_at as "lastSignInAt"`;
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -45,6 +47,8 @@ export interface Directory {
   setRole(userId: string, role: Role): Promise<DirectoryUser | undefined>;
   setActive(userId: string, active: boolean): Promise<DirectoryUser | undefined>;
   countActiveAdmins(tenantId: string): Promise<number>;
+  /** Notes that the user just signed in (a session was created). */
+  recordSignIn(userId: string): Promise<void>;
 }
 
 export function createDirectory(pool: Pool): Directory {
@@ -80,6 +84,9 @@ export function createDirectory(pool: Pool): Directory {
       one(`update "user" set role = $2, "updatedAt" = now() where id = $1 returning ${USER_COLUMNS}`, [userId, role]),
     setActive: (userId, active) =>
       one(`update "user" set active = $2, "updatedAt" = now() where id = $1 returning ${USER_COLUMNS}`, [userId, active]),
+    async recordSignIn(userId) {
+      await pool.query('update "user" set last_sign_in_at = now() where id = $1', [userId]);
+    },
     async countActiveAdmins(tenantId) {
       const res = await pool.query<{ n: string }>(
         `select count(*) as n from "user" where "tenantId" = $1 and role = 'tenant_admin' and active`,

@@ -2,4 +2,4 @@
 // where they live: the OAuth provider, sign-in links and invitations point at them.
 export { createPages } from './pages.ts';
 export type { Pages } from './pages.ts';
-export { PAGES } from './paths.ts';
+export { DASHBOARD, PAGES } from './paths.ts';

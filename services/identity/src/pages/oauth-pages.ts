@@ -4,21 +4,15 @@
 // what it asks for; approve or deny). Rendered here from identity's own data, so what the page shows
 // never comes from the query string; the decisions go to Better Auth's endpoints from a small script.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
 import { describeSmartScope } from '@simrs/contracts/smart';
 import type { Directory, DirectoryUser } from '../directory/index.ts';
+import { PAGE_TEXT, pageLocale } from './i18n.ts';
+import type { PageLocale, PageText } from './i18n.ts';
 import { escape, layout } from './layout.ts';
 import { PAGES } from './paths.ts';
 
-/** What the consent and device pages say each scope lets the application do (SMART scopes: describeSmartScope). */
-export const SCOPE_DESCRIPTIONS: Record<string, string> = {
-  openid: 'Know who you are (your SIMRS account id)',
-  profile: 'See your name',
-  email: 'See your e-mail address',
-  offline_access: 'Stay connected while you are away (refresh tokens)',
-  [SCOPE_READ]: "Read your hospital's records (patients), as your role allows",
-  [SCOPE_WRITE]: "Create and change your hospital's records, as your role allows",
-};
+/** What the consent and device pages say each scope lets the application do, in English (each language: i18n.ts; SMART scopes: describeSmartScope, in English only). */
+export const SCOPE_DESCRIPTIONS: Record<string, string> = PAGE_TEXT.en.scopes;
 
 /** What the pages show of an OAuth client (the fields of oauth's OAuthClientInfo they read). */
 export interface PageClient {
@@ -57,18 +51,27 @@ function forwarded(req: IncomingMessage): Headers {
   return headers;
 }
 
-function scopeList(scopes: string[]): string {
+function scopeList(scopes: string[], t: PageText): string {
   const items = scopes
     .filter(Boolean)
-    .map(
-      (s) => `<li data-scope="${escape(s)}">${escape(SCOPE_DESCRIPTIONS[s] ?? describeSmartScope(s) ?? s)} <code>${escape(s)}</code></li>`,
-    )
+    .map((s) => `<li data-scope="${escape(s)}">${escape(t.scopes[s] ?? describeSmartScope(s) ?? s)} <code>${escape(s)}</code></li>`)
     .join('\n');
   return `<ul id="scope-list">\n${items}\n</ul>`;
 }
 
-function clientName(client: PageClient): string {
-  return client.name?.trim() || `Application ${client.clientId.slice(0, 8)}`;
+/**
+ * A sentence of the page's language with marked-up parts (names, addresses in their own elements, which
+ * tests and scripts find by id) put where the sentence has them: the words around them stay the language's.
+ */
+function sentence(write: (...slots: string[]) => string, ...parts: string[]): string {
+  const slots = parts.map((_, i) => String.fromCharCode(0xe000 + i)); // private-use characters: never in a text
+  return parts.reduce((html, part, i) => html.replace(slots[i]!, part), escape(write(...slots)));
+}
+
+const marked = (tag: string, id: string, text: string) => `<${tag} id="${id}">${escape(text)}</${tag}>`;
+
+function clientName(client: PageClient, t: PageText): string {
+  return client.name?.trim() || t.application(client.clientId.slice(0, 8));
 }
 
 export function oauthPages(deps: OAuthPageDeps, out: Responder) {
@@ -82,31 +85,24 @@ export function oauthPages(deps: OAuthPageDeps, out: Responder) {
     return (await deps.directory.getTenant(id))?.name ?? id;
   }
 
-  function message(res: ServerResponse, status: number, title: string, text: string, script = 'consent.js'): void {
-    out.send(
-      res,
-      status,
-      HTML,
-      layout(title, script, `<h1>${escape(title)}</h1>\n<p id="status" role="status" aria-live="polite" class="error">${escape(text)}</p>`),
-    );
+  function message(res: ServerResponse, locale: PageLocale, status: number, title: string, text: string, script = 'consent.js'): void {
+    const body = `<h1>${escape(title)}</h1>\n<p id="status" role="status" aria-live="polite" class="error">${escape(text)}</p>`;
+    out.send(res, status, HTML, layout(title, script, body, locale));
   }
 
   return {
     /** GET /auth/consent?<the signed authorization request> */
     async consent(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const url = new URL(req.url ?? '/', 'http://x');
+      const locale = pageLocale(req.headers.cookie);
+      const t = PAGE_TEXT[locale];
       const user = await signedIn(req);
       // The sign-in page carries the signed request on and resumes it after signing in.
       if (!user) return out.redirect(res, `${PAGES.signIn}${url.search}`);
       const clientId = url.searchParams.get('client_id');
       const client = clientId ? await deps.oauthClients.find(clientId) : undefined;
       if (!client || client.disabled || !url.searchParams.get('sig'))
-        return message(
-          res,
-          400,
-          'Unknown application',
-          'This authorization request is not valid. Go back to the application and start again.',
-        );
+        return message(res, locale, 400, t.consent.unknownTitle, t.consent.unknownText);
       const scopes = (url.searchParams.get('scope') ?? '').split(' ').filter(Boolean);
       const redirectUri = url.searchParams.get('redirect_uri') ?? '';
       const redirectHost = URL.canParse(redirectUri) ? new URL(redirectUri).host : '';
@@ -114,27 +110,28 @@ export function oauthPages(deps: OAuthPageDeps, out: Responder) {
       const hospital = await tenantName(user.tenantId);
       const decision = sameTenant
         ? `<div class="actions">
-  <button id="approve" type="button">Allow</button>
-  <button id="deny" type="button" class="secondary">Deny</button>
+  <button id="approve" type="button">${escape(t.consent.allow)}</button>
+  <button id="deny" type="button" class="secondary">${escape(t.consent.deny)}</button>
 </div>`
-        : `<p id="tenant-mismatch" class="error">This application belongs to another hospital: it cannot use your account.</p>
-<div class="actions"><button id="deny" type="button">Go back</button></div>`;
+        : `<p id="tenant-mismatch" class="error">${escape(t.consent.otherHospital)}</p>
+<div class="actions"><button id="deny" type="button">${escape(t.consent.goBack)}</button></div>`;
       out.send(
         res,
         200,
         HTML,
         layout(
-          'Allow access',
+          t.consent.title,
           'consent.js',
-          `<h1>Allow <span id="client-name">${escape(clientName(client))}</span> to use your SIMRS account?</h1>
+          `<h1>${sentence(t.consent.heading, marked('span', 'client-name', clientName(client, t)))}</h1>
 <p id="status" role="status" aria-live="polite"></p>
-<p>Signed in as <strong id="user-email">${escape(user.email)}</strong> at <span id="tenant-name">${escape(hospital)}</span>.</p>
+<p>${sentence(t.consent.signedInAs, marked('strong', 'user-email', user.email), marked('span', 'tenant-name', hospital))}</p>
 <section aria-labelledby="scopes-title" data-client-id="${escape(client.clientId)}">
-  <h2 id="scopes-title">It asks to</h2>
-  ${scopeList(scopes)}
+  <h2 id="scopes-title">${escape(t.consent.asks)}</h2>
+  ${scopeList(scopes, t)}
 </section>
-${redirectHost ? `<p>After your answer you go back to <strong id="redirect-host">${escape(redirectHost)}</strong>.</p>` : ''}
+${redirectHost ? `<p>${sentence(t.consent.goesBackTo, marked('strong', 'redirect-host', redirectHost))}</p>` : ''}
 ${decision}`,
+          locale,
         ),
       );
     },
@@ -143,67 +140,63 @@ ${decision}`,
     async device(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const url = new URL(req.url ?? '/', 'http://x');
       const userCode = (url.searchParams.get('user_code') ?? '').trim();
+      const locale = pageLocale(req.headers.cookie);
+      const t = PAGE_TEXT[locale];
       const user = await signedIn(req);
       if (!user) return out.redirect(res, `${PAGES.signIn}?callbackURL=${encodeURIComponent(`${PAGES.device}${url.search}`)}`);
 
-      const form = (status: string, isError: boolean, value = '') => `<h1>Connect a device</h1>
+      const form = (status: string, isError: boolean, value = '') => `<h1>${escape(t.device.title)}</h1>
 <p id="status" role="status" aria-live="polite"${isError ? ' class="error"' : ''}>${escape(status)}</p>
 <form id="code-form" method="get" action="${PAGES.device}">
-  <label for="user-code">The code shown on your device</label>
+  <label for="user-code">${escape(t.device.code)}</label>
   <input id="user-code" name="user_code" value="${escape(value)}" autocomplete="off" autocapitalize="characters" spellcheck="false" required>
-  <div class="actions"><button id="submit-code" type="submit">Continue</button></div>
+  <div class="actions"><button id="submit-code" type="submit">${escape(t.device.continue)}</button></div>
 </form>`;
-      if (!userCode) return out.send(res, 200, HTML, layout('Connect a device', 'device.js', form('', false)));
+      if (!userCode) return out.send(res, 200, HTML, layout(t.device.title, 'device.js', form('', false), locale));
 
       const found = await deps.verifyDeviceCode(forwarded(req), userCode);
       if (!found.ok) {
         const text =
           found.httpStatus === 429
-            ? 'Too many attempts. Wait a while and try again.'
-            : found.error === 'access_denied'
-              ? found.description
+            ? t.device.tooMany
+            : found.error === 'access_denied' // identity refuses a device code only for another hospital's application (oauth/hooks.ts)
+              ? t.device.otherHospital
               : found.error === 'expired_token'
-                ? 'That code has expired. Start again on your device.'
-                : 'That code is not valid. Check it and try again.';
+                ? t.device.expired
+                : t.device.invalid;
         return out.send(
           res,
           found.httpStatus >= 400 ? found.httpStatus : 400,
           HTML,
-          layout('Connect a device', 'device.js', form(text, true, userCode)),
+          layout(t.device.title, 'device.js', form(text, true, userCode), locale),
         );
       }
-      if (found.status !== 'pending')
-        return message(
-          res,
-          409,
-          'Connect a device',
-          'This request was answered already. Start again on your device if you need to.',
-          'device.js',
-        );
+      if (found.status !== 'pending') return message(res, locale, 409, t.device.title, t.device.answered, 'device.js');
       // Better Auth names the client only to the user the code is bound to.
       const client = found.clientId ? await deps.oauthClients.find(found.clientId) : undefined;
-      if (!client) return message(res, 403, 'Connect a device', 'This code is meant for another account.', 'device.js');
+      if (!client) return message(res, locale, 403, t.device.title, t.device.otherAccount, 'device.js');
       const scopes = (found.scope ?? '').split(' ').filter(Boolean);
       out.send(
         res,
         200,
         HTML,
         layout(
-          'Connect a device',
+          t.device.title,
           'device.js',
-          `<h1>Connect <span id="client-name">${escape(clientName(client))}</span>?</h1>
+          `<h1>${sentence(t.device.heading, marked('span', 'client-name', clientName(client, t)))}</h1>
 <p id="status" role="status" aria-live="polite"></p>
-<p>Code <strong id="user-code-shown">${escape(userCode.toUpperCase())}</strong>. Signed in as <strong id="user-email">${escape(user.email)}</strong>
-at <span id="tenant-name">${escape(await tenantName(user.tenantId))}</span>.</p>
+<p>${escape(t.device.codeShown)} ${marked('strong', 'user-code-shown', userCode.toUpperCase())}.
+${sentence(t.consent.signedInAs, marked('strong', 'user-email', user.email), marked('span', 'tenant-name', await tenantName(user.tenantId)))}</p>
 <section id="request" aria-labelledby="scopes-title" data-user-code="${escape(userCode)}" data-client-id="${escape(client.clientId)}">
-  <h2 id="scopes-title">It asks to</h2>
-  ${scopeList(scopes)}
-  <p>Approve only if you started this on your own device just now.</p>
+  <h2 id="scopes-title">${escape(t.consent.asks)}</h2>
+  ${scopeList(scopes, t)}
+  <p>${escape(t.device.onlyIfYou)}</p>
   <div class="actions">
-    <button id="approve" type="button">Approve</button>
-    <button id="deny" type="button" class="secondary">Deny</button>
+    <button id="approve" type="button">${escape(t.device.approve)}</button>
+    <button id="deny" type="button" class="secondary">${escape(t.device.deny)}</button>
   </div>
 </section>`,
+          locale,
         ),
       );
     },

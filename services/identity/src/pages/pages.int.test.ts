@@ -105,9 +105,16 @@ describe('pages in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium at $
     await context.close();
   });
 
-  test('the sign-in page explains a used or expired link', async () => {
+  test('the sign-in page explains a used or expired link, in the language chosen in the dashboard', async () => {
     const page = await browser.newPage();
     await page.goto(`${f.publicUrl}/auth/sign-in?error=INVALID_TOKEN`);
+    assert.equal(await page.getAttribute('html', 'lang'), 'id', 'Indonesian by default');
+    assert.equal(await page.textContent('h1'), 'Masuk ke SIMRS');
+    assert.match((await page.textContent('#status')) ?? '', /kedaluwarsa atau sudah dipakai/);
+    await page.context().addCookies([{ name: 'simrs_lang', value: 'en', url: f.publicUrl }]);
+    await page.goto(`${f.publicUrl}/auth/sign-in?error=INVALID_TOKEN`);
+    assert.equal(await page.getAttribute('html', 'lang'), 'en');
+    assert.equal(await page.textContent('h1'), 'Sign in to SIMRS');
     assert.match((await page.textContent('#status')) ?? '', /expired or was used/);
     const res = await page.goto(`${f.publicUrl}/auth/account`);
     assert.ok(res?.url().endsWith('/auth/sign-in'), 'signed out: the account page sends you to sign in');

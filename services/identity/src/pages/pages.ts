@@ -3,12 +3,16 @@
 // /auth/account (where a magic link lands: who is signed in, passkeys, sessions, sign-out, and the
 // tenant's users for a tenant administrator), and the OAuth pages /auth/consent and /auth/device
 // (oauth-pages.ts).
-// Element ids are stable: tests drive these pages in Chromium.
+// Element ids are stable: tests drive these pages in Chromium. The sign-in, consent and device pages
+// speak the language chosen in the dashboard (i18n.ts); the account page, which the dashboard
+// replaces for staff, stays in English.
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ROLE_LABELS, ROLES } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
 import type { Directory } from '../directory/index.ts';
+import { PAGE_TEXT, pageLocale } from './i18n.ts';
+import type { PageLocale } from './i18n.ts';
 import { escape, layout } from './layout.ts';
 import { oauthPages } from './oauth-pages.ts';
 import type { OAuthPageDeps } from './oauth-pages.ts';
@@ -29,27 +33,29 @@ const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
   "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-function signInPage(): string {
+function signInPage(locale: PageLocale): string {
+  const t = PAGE_TEXT[locale].signIn;
   return layout(
-    'Sign in',
+    t.title,
     'sign-in.js',
-    `<h1>Sign in to SIMRS</h1>
+    `<h1>${escape(t.heading)}</h1>
 <p id="status" role="status" aria-live="polite"></p>
 <form id="email-form" novalidate>
-  <label for="email">E-mail address</label>
+  <label for="email">${escape(t.email)}</label>
   <input id="email" name="email" type="email" autocomplete="username webauthn" required>
   <div class="actions">
-    <button id="send-otp" type="submit">E-mail me a code</button>
-    <button id="send-magic-link" type="button" class="secondary">E-mail me a sign-in link</button>
+    <button id="send-otp" type="submit">${escape(t.sendCode)}</button>
+    <button id="send-magic-link" type="button" class="secondary">${escape(t.sendLink)}</button>
   </div>
 </form>
 <form id="otp-form" hidden novalidate>
-  <label for="otp">6-digit code</label>
+  <label for="otp">${escape(t.code)}</label>
   <input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
-  <div class="actions"><button id="verify-otp" type="submit">Sign in</button></div>
+  <div class="actions"><button id="verify-otp" type="submit">${escape(t.verify)}</button></div>
 </form>
 <hr>
-<button id="passkey-sign-in" type="button">Sign in with a passkey</button>`,
+<button id="passkey-sign-in" type="button">${escape(t.passkey)}</button>`,
+    locale,
   );
 }
 
@@ -128,7 +134,7 @@ export function createPages(deps: PageDeps) {
     async serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void | 'method' | 'missing'> {
       if (req.method !== 'GET' && req.method !== 'HEAD') return 'method';
       if (path === '/auth' || path === '/auth/') return redirect(res, PAGES.account);
-      if (path === PAGES.signIn) return send(res, 200, 'text/html; charset=utf-8', signInPage());
+      if (path === PAGES.signIn) return send(res, 200, 'text/html; charset=utf-8', signInPage(pageLocale(req.headers.cookie)));
       if (path === PAGES.account) {
         const headers = new Headers();
         if (req.headers.cookie) headers.set('cookie', req.headers.cookie);

@@ -1,5 +1,6 @@
 // IdentityService over gRPC: ValidateSession for the gateway, and the admin API for operators (the
 // CLI). Domain errors map to gRPC statuses here and only here.
+import { AUTH_BASE_PATH } from '@simrs/contracts/oauth';
 import { addService, grpc, GrpcError } from '@simrs/proto/grpc';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
 import type { UserRef } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
@@ -7,6 +8,7 @@ import type { Logger } from '@simrs/platform/logger';
 import type { DirectoryUser, ErrorKind, Tenant } from '../directory/index.ts';
 import { IdentityError } from '../directory/index.ts';
 import { safeEqual } from '../keys/index.ts';
+import type { OAuthClientInfo } from '../oauth/index.ts';
 import type { Sessions } from '../sessions/index.ts';
 import type { Admin } from '../tenants/index.ts';
 
@@ -35,6 +37,17 @@ const userMessage = (u: DirectoryUser) => ({
   active: u.active,
   emailVerified: u.emailVerified,
   createdAt: timestamp(new Date(u.createdAt)),
+  lastSignInAt: u.lastSignInAt ? timestamp(new Date(u.lastSignInAt)) : undefined,
+});
+const clientMessage = (c: OAuthClientInfo) => ({
+  clientId: c.clientId,
+  name: c.name ?? '',
+  scopes: c.scopes,
+  redirectUris: c.redirectUris,
+  grantTypes: c.grantTypes,
+  public: c.public,
+  disabled: c.disabled,
+  createdAt: c.createdAt ? timestamp(new Date(c.createdAt)) : undefined,
 });
 const ref = (r: UserRef | undefined) => (r ? { userId: r.userId || undefined, email: r.email || undefined } : undefined);
 
@@ -67,7 +80,7 @@ export function adminAuthorizer(adminToken: string | undefined) {
 
 export function addIdentityService(
   server: grpc.Server,
-  deps: { sessions: Sessions; admin: Admin; adminToken?: string; log: Logger },
+  deps: { sessions: Sessions; admin: Admin; adminToken?: string; log: Logger; /** PUBLIC_URL */ publicUrl: string },
 ): void {
   const { sessions, admin, log } = deps;
   const authorize = adminAuthorizer(deps.adminToken);
@@ -139,23 +152,24 @@ export function addIdentityService(
           ttlSeconds: req.ttlSeconds || undefined,
         });
         log.info({ tenantId: issued.tenantId, issuedBy: issued.issuedBy, scopes: issued.scopes }, 'registration token issued');
-        return { token: issued.token, tenantId: issued.tenantId, scopes: issued.scopes, expiresAt: timestamp(new Date(issued.expiresAt)) };
+        return {
+          token: issued.token,
+          tenantId: issued.tenantId,
+          scopes: issued.scopes,
+          expiresAt: timestamp(new Date(issued.expiresAt)),
+          registrationEndpoint: `${deps.publicUrl}${AUTH_BASE_PATH}/oauth2/register`,
+        };
       },
       async listOAuthClients(req, call) {
         authorize(call);
         const clients = await admin.listOAuthClients(ref(req.actor));
-        return {
-          clients: clients.map((c) => ({
-            clientId: c.clientId,
-            name: c.name ?? '',
-            scopes: c.scopes,
-            redirectUris: c.redirectUris,
-            grantTypes: c.grantTypes,
-            public: c.public,
-            disabled: c.disabled,
-            createdAt: c.createdAt ? timestamp(new Date(c.createdAt)) : undefined,
-          })),
-        };
+        return { clients: clients.map(clientMessage) };
+      },
+      async revokeOAuthClient(req, call) {
+        authorize(call);
+        const res = await admin.revokeOAuthClient(ref(req.actor), req.clientId);
+        log.info({ tenantId: res.client.tenantId, clientId: res.client.clientId }, 'oauth client revoked');
+        return { client: clientMessage(res.client), usersNotified: res.usersNotified };
       },
       async rotateSigningKey(_req, call) {
         authorize(call);

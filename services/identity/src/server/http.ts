@@ -68,6 +68,11 @@ const EXACT = new Set([
   '/device/deny',
   '/tenant/registration-tokens',
   '/tenant/oauth-clients',
+  '/tenant/revoke-oauth-client',
+  '/tenant/device-requests',
+  '/tenant/names',
+  '/account/me',
+  '/account/oauth-client',
   '/ok',
   '/error',
   // Answered by Better Auth as disabled (signin/plugin.ts), so that callers get a clear reason.

@@ -11,7 +11,7 @@ import { hmac } from '../keys/index.ts';
 import type { Keys } from '../keys/index.ts';
 import type { Mailer } from '../mail/index.ts';
 import { MailNotAccepted } from '../mail/index.ts';
-import { PAGES } from '../pages/index.ts';
+import { DASHBOARD, PAGES } from '../pages/index.ts';
 import type { Limits } from './limits.ts';
 import { clientIp } from './request.ts';
 import type { Ctx } from './request.ts';
@@ -27,12 +27,15 @@ export interface EmailSignInDeps {
 /** Keyed hash of a magic-link token, the form Better Auth stores it in (also used for invitations). */
 export const hashMagicLinkToken = (keys: Keys, token: string) => hmac(keys.magicLink, token);
 
-/** Links land on the account page; failures go back to the sign-in page with the error. */
+/**
+ * Links land on the dashboard (the site root) unless the request named another page of ours; a
+ * failure (an expired or used link) goes back to the dashboard's sign-in page with the error.
+ */
 export function landing(url: string, publicUrl: string): string {
   const link = new URL(url);
   const callback = link.searchParams.get('callbackURL');
-  if (!callback || callback === '/') link.searchParams.set('callbackURL', `${publicUrl}${PAGES.account}`);
-  if (!link.searchParams.has('errorCallbackURL')) link.searchParams.set('errorCallbackURL', `${publicUrl}${PAGES.signIn}`);
+  if (!callback || callback === '/') link.searchParams.set('callbackURL', `${publicUrl}${DASHBOARD.home}`);
+  if (!link.searchParams.has('errorCallbackURL')) link.searchParams.set('errorCallbackURL', `${publicUrl}${DASHBOARD.signIn}`);
   return link.toString();
 }
 

@@ -36,7 +36,7 @@ describe('expiry', () => {
     const browser = f.client();
     const res = await browser.fetch(link.pathname + link.search);
     assert.equal(res.status, 302);
-    assert.match(res.headers.get('location') ?? '', /\/auth\/sign-in\?error=INVALID_TOKEN/);
+    assert.match(res.headers.get('location') ?? '', /\/masuk\?error=INVALID_TOKEN/, "the dashboard's sign-in page");
     assert.equal(browser.cookies.get('simrs.session_token'), undefined);
   });
 });

@@ -84,7 +84,7 @@ describe('sign-in by e-mail', () => {
     assert.equal(browser.cookies.get(COOKIE), undefined);
   });
 
-  test('a magic link signs in once, lands on the account page, and a second use fails', async () => {
+  test('a magic link signs in once, lands on the dashboard, and a second use fails', async () => {
     const email = 'pendaftaran@rs-demo.test';
     const since = f.smtp.messages.length;
     const res = await f.client().post('/api/auth/sign-in/magic-link', { email });
@@ -102,7 +102,7 @@ describe('sign-in by e-mail', () => {
     const browser = f.client();
     const first = await browser.fetch(link.pathname + link.search);
     assert.equal(first.status, 302);
-    assert.equal(first.headers.get('location'), `${f.publicUrl}/auth/account`);
+    assert.equal(first.headers.get('location'), `${f.publicUrl}/`, 'the dashboard');
     assert.ok(browser.cookies.get(COOKIE), 'signed in');
     remember(browser);
     const page = await browser.fetch('/auth/account');
@@ -112,7 +112,7 @@ describe('sign-in by e-mail', () => {
     const other = f.client();
     const second = await other.fetch(link.pathname + link.search);
     assert.equal(second.status, 302);
-    assert.match(second.headers.get('location') ?? '', /\/auth\/sign-in\?error=INVALID_TOKEN/);
+    assert.match(second.headers.get('location') ?? '', /\/masuk\?error=INVALID_TOKEN/, "the dashboard's sign-in page");
     assert.equal(other.cookies.get(COOKIE), undefined);
   });
 

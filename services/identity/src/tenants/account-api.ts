@@ -18,6 +18,7 @@ export function publicUser(user: DirectoryUser) {
     active: user.active,
     emailVerified: user.emailVerified,
     createdAt: user.createdAt,
+    lastSignInAt: user.lastSignInAt,
   };
 }
 
@@ -67,6 +68,26 @@ export function accountPlugin(deps: { admin: () => Admin }) {
           return ctx.json({ status: true });
         },
       ),
+      // Every user: the hospital they are signed in to, by name (the dashboard's header).
+      accountMe: createAuthEndpoint('/account/me', { method: 'GET', use: [sessionMiddleware] }, async (ctx) => {
+        const { user } = ctx.context.session;
+        const tenant = await answer(() => deps.admin().ownTenant({ userId: user.id }));
+        return ctx.json({
+          user: { id: user.id, name: user.name, role: (user as Record<string, unknown>).role },
+          tenant: { id: tenant.id, name: tenant.name },
+        });
+      }),
+      // Every user: the name of a client of their own hospital (the device page says who asks).
+      accountOAuthClient: createAuthEndpoint(
+        '/account/oauth-client',
+        { method: 'GET', use: [sessionMiddleware], query: z.object({ clientId: z.string().min(1).max(200) }) },
+        async (ctx) => ctx.json(await answer(() => deps.admin().clientName({ userId: ctx.context.session.user.id }, ctx.query.clientId))),
+      ),
+      // Auditors and administrators: who is who in the audit log, by name and role (no addresses).
+      tenantNames: createAuthEndpoint('/tenant/names', { method: 'GET', use: [sessionMiddleware] }, async (ctx) => {
+        const users = await answer(() => deps.admin().listNames({ userId: ctx.context.session.user.id }));
+        return ctx.json({ users });
+      }),
       tenantUsers: createAuthEndpoint('/tenant/users', { method: 'GET', use: [sessionMiddleware] }, async (ctx) => {
         const { tenant, users } = await answer(() => deps.admin().listUsers({ userId: ctx.context.session.user.id }));
         return ctx.json({ tenant: { id: tenant.id, name: tenant.name }, users: users.map(publicUser) });
@@ -140,6 +161,21 @@ export function accountPlugin(deps: { admin: () => Admin }) {
       tenantOAuthClients: createAuthEndpoint('/tenant/oauth-clients', { method: 'GET', use: [sessionMiddleware] }, async (ctx) => {
         const clients = await answer(() => deps.admin().listOAuthClients({ userId: ctx.context.session.user.id }));
         return ctx.json({ clients });
+      }),
+      // Revokes one of the tenant's clients and everything it holds; the gateway refuses its tokens at once.
+      tenantRevokeOAuthClient: createAuthEndpoint(
+        '/tenant/revoke-oauth-client',
+        { method: 'POST', use: [sessionMiddleware], body: z.object({ clientId: z.string().min(1).max(200) }) },
+        async (ctx) => {
+          const res = await answer(() => deps.admin().revokeOAuthClient({ userId: ctx.context.session.user.id }, ctx.body.clientId));
+          return ctx.json(res);
+        },
+      ),
+      // Device codes of the tenant's clients still waiting for someone to approve them (no user codes).
+      tenantDeviceRequests: createAuthEndpoint('/tenant/device-requests', { method: 'GET', use: [sessionMiddleware] }, async (ctx) => {
+        const requests = await answer(() => deps.admin().listDeviceRequests({ userId: ctx.context.session.user.id }));
+        ctx.setHeader('Cache-Control', 'no-store');
+        return ctx.json({ requests });
       }),
     },
   } satisfies BetterAuthPlugin;

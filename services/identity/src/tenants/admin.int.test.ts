@@ -33,7 +33,7 @@ describe('tenants and roles', () => {
     const browser = f.client();
     const res = await browser.fetch(link.pathname + link.search);
     assert.equal(res.status, 302);
-    assert.equal(res.headers.get('location'), `${f.publicUrl}/auth/account`);
+    assert.equal(res.headers.get('location'), `${f.publicUrl}/`, 'the dashboard');
     return browser;
   }
 
@@ -197,6 +197,53 @@ describe('tenants and roles', () => {
         assert.match(err.stderr, /cannot reach identity at 127\.0\.0\.1:1/);
         return true;
       },
+    );
+  });
+
+  test("the CLI's rough edges: an unquoted name is refused, the registration endpoint is real, who never signed in is told; it revokes a client", async () => {
+    const env = { ...process.env, IDENTITY_GRPC: f.grpcAddress };
+    const admin = ['--as', 'admin@rs-demo.test'];
+    await assert.rejects(
+      run(process.execPath, [CLI, 'invite', 'bidan2@rs-demo.test', 'nurse', '--name', 'Bidan', 'Ani', ...admin], { env }),
+      (err: { code: number; stderr: string }) => {
+        assert.equal(err.code, 2);
+        assert.match(err.stderr, /unexpected argument "Ani" for invite; quote a value with spaces, e\.g\. --name "Bidan Ani"/);
+        return true;
+      },
+    );
+    assert.equal(
+      (await identity.listUsers({ actor: { email: 'admin@rs-demo.test' } })).users.filter((u) => u.email === 'bidan2@rs-demo.test').length,
+      0,
+      'nobody half-named was stored',
+    );
+    const quoted = await run(process.execPath, [CLI, 'invite', 'bidan2@rs-demo.test', 'nurse', '--name', 'Bidan Ani', ...admin], { env });
+    assert.match(quoted.stdout, /Invited bidan2@rs-demo\.test/);
+
+    await signInWithOtp(f, f.client(), 'admin@rs-demo.test');
+    const users = (await run(process.execPath, [CLI, 'list-users', ...admin], { env })).stdout;
+    assert.match(users, /LAST SIGN-IN/);
+    assert.match(users, /bidan2@rs-demo\.test\s+Bidan Ani\s+nurse\s+active\s+never/);
+    // Seeded as verified, never signed in: "never", not "yes".
+    assert.match(users, /dokter@rs-demo\.test\s+dr\. Dokter Demo\s+doctor\s+active\s+never/);
+    assert.match(users, /admin@rs-demo\.test\s+Admin RS Demo\s+tenant_admin\s+active\s+\d{4}-\d{2}-\d{2}/);
+
+    const issued = (await run(process.execPath, [CLI, 'issue-registration-token', ...admin], { env })).stdout;
+    assert.ok(!issued.includes('<PUBLIC_URL>'), issued);
+    assert.match(issued, new RegExp(`POST ${f.publicUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/api/auth/oauth2/register,`));
+    const token = issued.split('\n')[1]!.trim();
+    const registered = await f.client().fetch('/api/auth/oauth2/register', {
+      body: { client_name: 'Aplikasi CLI', redirect_uris: ['http://127.0.0.1:9/cb'], application_type: 'native' },
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(registered.status, 201, await registered.clone().text());
+    const { client_id: clientId } = (await registered.json()) as { client_id: string };
+    const since = revocations.length;
+    const revoked = await run(process.execPath, [CLI, 'revoke-oauth-client', clientId, ...admin], { env });
+    assert.match(revoked.stdout, new RegExp(`Revoked Aplikasi CLI \\(${clientId}\\)`));
+    await waitFor('cut-offs for the client', async () => revocations.slice(since).some((r) => r.clientId === clientId));
+    await assert.rejects(
+      run(process.execPath, [CLI, 'revoke-oauth-client', clientId, '--as', 'admin@rs-lain.test'], { env }),
+      (err: { stderr: string }) => /no such OAuth client in this tenant.*NOT_FOUND/.test(err.stderr),
     );
   });
 

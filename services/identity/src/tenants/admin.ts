@@ -6,6 +6,8 @@ import type { Role } from '@simrs/contracts/access';
 import type { Directory, DirectoryUser, Tenant } from '../directory/index.ts';
 import { IdentityError, normalizeEmail } from '../directory/index.ts';
 import type { IssuedRegistrationToken, OAuthClientInfo, OAuthClients, RegistrationTokens } from '../oauth/index.ts';
+import type { Revocation } from '@simrs/contracts/revocation';
+import type { Integrations } from './integrations.ts';
 
 /** A user named by id or, for people at a terminal, by e-mail address. */
 export interface UserRef {
@@ -24,12 +26,18 @@ export interface AdminDeps {
   /** Initial access tokens for OAuth client registration (RFC 7591). */
   registrationTokens: RegistrationTokens;
   oauthClients: OAuthClients;
+  integrations: Integrations;
+  /** Tells the gateway (and introspection) that credentials ended; see sessions/revocations.ts. */
+  publishRevocation(revocation: Revocation): Promise<void>;
   /** A new signing key for tokens; the previous ones stop signing but stay published. */
   rotateSigningKey(): Promise<{ keyId: string; retiredKeyIds: string[] }>;
 }
 
 /** The longest lifetime an administrator may give a registration token. */
 export const MAX_REGISTRATION_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+
+/** The roles that read the audit log (records' permission matrix: audit.read), and so see names. */
+const AUDIT_READERS: readonly Role[] = ['tenant_admin', 'auditor'];
 
 const TENANT_ID = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -64,6 +72,16 @@ export function createAdmin(deps: AdminDeps) {
     const tenant = await directory.getTenant(admin.tenantId);
     if (!tenant) throw new IdentityError('denied', 'the acting user has no tenant');
     return { admin, tenant };
+  }
+
+  /** The acting user must be an active user of a role that reads the audit log. */
+  async function actingAuditReader(actor: UserRef | undefined): Promise<Tenant> {
+    const user = await find(actor);
+    if (!user || !user.active) throw new IdentityError('denied', 'the acting user is not an active user');
+    if (!AUDIT_READERS.includes(user.role)) throw new IdentityError('denied', `only ${AUDIT_READERS.join(' or ')} may see names`);
+    const tenant = await directory.getTenant(user.tenantId);
+    if (!tenant) throw new IdentityError('denied', 'the acting user has no tenant');
+    return tenant;
   }
 
   /** A user of the acting admin's tenant; another tenant's user is reported as not found. */
@@ -173,6 +191,50 @@ export function createAdmin(deps: AdminDeps) {
     async listOAuthClients(actor: UserRef | undefined): Promise<OAuthClientInfo[]> {
       const { tenant } = await actingAdmin(actor);
       return deps.oauthClients.listForTenant(tenant.id);
+    },
+
+    /**
+     * Revokes one of the tenant's OAuth clients: disabled, its refresh tokens, stored access tokens,
+     * consents and device codes deleted, and its live JWT access tokens refused by the gateway at once.
+     * Tokens are only ever issued to users of the client's own tenant (oauth/hooks.ts), so a cut-off
+     * for this client for each of them reaches every token it holds, whoever approved it.
+     */
+    async revokeOAuthClient(actor: UserRef | undefined, clientId: string): Promise<{ client: OAuthClientInfo; usersNotified: number }> {
+      const { tenant } = await actingAdmin(actor);
+      if (!clientId) throw new IdentityError('invalid', 'the client id is required');
+      if (!(await deps.integrations.revokeClient(tenant.id, clientId)))
+        throw new IdentityError('not_found', 'no such OAuth client in this tenant');
+      const users = await directory.listUsers(tenant.id);
+      for (const user of users) await deps.publishRevocation({ userId: user.id, clientId });
+      return { client: (await deps.oauthClients.find(clientId))!, usersNotified: users.length };
+    },
+
+    async listDeviceRequests(actor: UserRef | undefined) {
+      const { tenant } = await actingAdmin(actor);
+      return deps.integrations.pendingDeviceRequests(tenant.id);
+    },
+
+    /** Id, name and role of the tenant's users (no addresses), for the people who read the audit log. */
+    async listNames(actor: UserRef | undefined) {
+      const tenant = await actingAuditReader(actor);
+      return (await directory.listUsers(tenant.id)).map((u) => ({ id: u.id, name: u.name, role: u.role }));
+    },
+
+    /** The acting user's own tenant (every user sees which hospital they are signed in to). */
+    async ownTenant(actor: UserRef | undefined): Promise<Tenant> {
+      const user = await find(actor);
+      const tenant = user?.active ? await directory.getTenant(user.tenantId) : undefined;
+      if (!tenant) throw new IdentityError('denied', 'the acting user is not an active user');
+      return tenant;
+    },
+
+    /** The name of an OAuth client of the acting user's own tenant (the device page names who asks). */
+    async clientName(actor: UserRef | undefined, clientId: string): Promise<{ clientId: string; name: string | null }> {
+      const user = await find(actor);
+      if (!user?.active) throw new IdentityError('denied', 'the acting user is not an active user');
+      const client = clientId ? await deps.oauthClients.find(clientId) : undefined;
+      if (!client || client.tenantId !== user.tenantId) throw new IdentityError('not_found', 'no such OAuth client in this tenant');
+      return { clientId: client.clientId, name: client.name };
     },
 
     /** Platform operator: rotate the token signing key. */

@@ -27,8 +27,11 @@ Tenant administrators (--as names the acting tenant_admin, by e-mail address or 
                                    an initial access token for registering one OAuth client of the
                                    tenant (simrs:read; simrs:write only with --write)
   list-oauth-clients --as <admin>  the tenant's OAuth clients
+  revoke-oauth-client <client-id> --as <admin>
+                                   disable a client, delete its tokens and consents; the gateway
+                                   refuses its access tokens at once
 
-<user> is an e-mail address or a user id. Roles: ${ROLES.join(', ')}.
+<user> is an e-mail address or a user id. A value with spaces is quoted: --name "Bidan Ani". Roles: ${ROLES.join(', ')}.
 Environment: IDENTITY_GRPC (default 127.0.0.1:50051), ADMIN_API_TOKEN (when identity requires one).`;
 
 class UsageError extends Error {}
@@ -39,6 +42,21 @@ const ref = (value: string | undefined, what: string): UserRef | { userId?: stri
 };
 
 const date = (t: { seconds: bigint } | undefined) => (t ? new Date(Number(t.seconds) * 1000).toISOString().slice(0, 10) : '');
+
+/** How many positional arguments each command takes (after the command itself). */
+const ARITY: Record<string, number> = {
+  'create-tenant': 2,
+  'list-tenants': 0,
+  'rotate-signing-key': 0,
+  'list-users': 0,
+  invite: 2,
+  'change-role': 2,
+  deactivate: 1,
+  reactivate: 1,
+  'issue-registration-token': 0,
+  'list-oauth-clients': 0,
+  'revoke-oauth-client': 1,
+};
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
@@ -56,8 +74,15 @@ const userLine = (u: User) => `${u.email} (${u.role}, ${u.active ? 'active' : 'd
 
 function usersTable(users: User[]): string {
   return table([
-    ['EMAIL', 'NAME', 'ROLE', 'STATUS', 'SIGNED IN', 'USER ID'],
-    ...users.map((u) => [u.email, u.name, u.role, u.active ? 'active' : 'deactivated', u.emailVerified ? 'yes' : 'not yet', u.userId]),
+    ['EMAIL', 'NAME', 'ROLE', 'STATUS', 'LAST SIGN-IN', 'USER ID'],
+    ...users.map((u) => [
+      u.email,
+      u.name,
+      u.role,
+      u.active ? 'active' : 'deactivated',
+      u.lastSignInAt ? date(u.lastSignInAt) : 'never',
+      u.userId,
+    ]),
   ]);
 }
 
@@ -91,6 +116,12 @@ async function main(argv: string[]): Promise<number> {
   const opts = { metadata, timeoutMs: 15_000 };
   const actor = () => ref(values.as, '--as <admin>');
   try {
+    // An unquoted `--name Bidan Ani` leaves "Ani" as an extra argument: refuse rather than store half a name.
+    const extra = args.slice(ARITY[command] ?? args.length);
+    if (extra.length)
+      throw new UsageError(
+        `unexpected argument${extra.length > 1 ? 's' : ''} ${extra.map((a) => `"${a}"`).join(' ')} for ${command}; quote a value with spaces, e.g. --name "Bidan Ani"`,
+      );
     switch (command) {
       case 'create-tenant': {
         const [tenantId, name] = args;
@@ -142,7 +173,7 @@ async function main(argv: string[]): Promise<number> {
         const expires = res.expiresAt ? new Date(Number(res.expiresAt.seconds) * 1000).toISOString() : '';
         console.log(`Registration token for ${res.tenantId} (scopes: ${res.scopes.join(' ')}; single use; expires ${expires}):`);
         console.log(res.token);
-        console.log(`\nRegister with: POST <PUBLIC_URL>/api/auth/oauth2/register, header "Authorization: Bearer <token>".`);
+        console.log(`\nRegister with: POST ${res.registrationEndpoint}, header "Authorization: Bearer <token>".`);
         return 0;
       }
       case 'list-oauth-clients': {
@@ -160,6 +191,15 @@ async function main(argv: string[]): Promise<number> {
                 ]),
               ])
             : 'No OAuth clients yet.',
+        );
+        return 0;
+      }
+      case 'revoke-oauth-client': {
+        const [clientId] = args;
+        if (!clientId) throw new UsageError('revoke-oauth-client <client-id> --as <admin>');
+        const res = await identity.revokeOAuthClient({ actor: actor(), clientId }, opts);
+        console.log(
+          `Revoked ${res.client?.name || clientId} (${clientId}): disabled, its tokens and consents deleted; the gateway refuses its access tokens for ${res.usersNotified} user(s).`,
         );
         return 0;
       }

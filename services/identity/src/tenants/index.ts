@@ -3,4 +3,6 @@
 export { accountPlugin } from './account-api.ts';
 export { createAdmin } from './admin.ts';
 export type { Admin } from './admin.ts';
+export { createIntegrations } from './integrations.ts';
+export type { Integrations, PendingDeviceRequest } from './integrations.ts';
 export { createInviter } from './invitations.ts';

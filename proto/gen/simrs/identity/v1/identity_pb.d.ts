@@ -197,6 +197,13 @@ export declare type User = Message<"simrs.identity.v1.User"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 8;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * When the user last signed in; unset for someone who never did (e.g. invited only).
+   *
+   * @generated from field: google.protobuf.Timestamp last_sign_in_at = 9;
+   */
+  lastSignInAt?: Timestamp | undefined;
 };
 
 /**
@@ -549,6 +556,13 @@ export declare type IssueRegistrationTokenResponse = Message<"simrs.identity.v1.
    * @generated from field: google.protobuf.Timestamp expires_at = 4;
    */
   expiresAt?: Timestamp | undefined;
+
+  /**
+   * Where to present it: the public registration endpoint (PUBLIC_URL + /api/auth/oauth2/register).
+   *
+   * @generated from field: string registration_endpoint = 5;
+   */
+  registrationEndpoint: string;
 };
 
 /**
@@ -641,6 +655,50 @@ export declare type ListOAuthClientsResponse = Message<"simrs.identity.v1.ListOA
  * Use `create(ListOAuthClientsResponseSchema)` to create a new message.
  */
 export declare const ListOAuthClientsResponseSchema: GenMessage<ListOAuthClientsResponse>;
+
+/**
+ * @generated from message simrs.identity.v1.RevokeOAuthClientRequest
+ */
+export declare type RevokeOAuthClientRequest = Message<"simrs.identity.v1.RevokeOAuthClientRequest"> & {
+  /**
+   * @generated from field: simrs.identity.v1.UserRef actor = 1;
+   */
+  actor?: UserRef | undefined;
+
+  /**
+   * @generated from field: string client_id = 2;
+   */
+  clientId: string;
+};
+
+/**
+ * Describes the message simrs.identity.v1.RevokeOAuthClientRequest.
+ * Use `create(RevokeOAuthClientRequestSchema)` to create a new message.
+ */
+export declare const RevokeOAuthClientRequestSchema: GenMessage<RevokeOAuthClientRequest>;
+
+/**
+ * @generated from message simrs.identity.v1.RevokeOAuthClientResponse
+ */
+export declare type RevokeOAuthClientResponse = Message<"simrs.identity.v1.RevokeOAuthClientResponse"> & {
+  /**
+   * @generated from field: simrs.identity.v1.OAuthClient client = 1;
+   */
+  client?: OAuthClient | undefined;
+
+  /**
+   * How many of the tenant's users the gateway was told to refuse this client's tokens for.
+   *
+   * @generated from field: int32 users_notified = 2;
+   */
+  usersNotified: number;
+};
+
+/**
+ * Describes the message simrs.identity.v1.RevokeOAuthClientResponse.
+ * Use `create(RevokeOAuthClientResponseSchema)` to create a new message.
+ */
+export declare const RevokeOAuthClientResponseSchema: GenMessage<RevokeOAuthClientResponse>;
 
 /**
  * @generated from message simrs.identity.v1.RotateSigningKeyRequest
@@ -791,6 +849,18 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof ListOAuthClientsRequestSchema;
     output: typeof ListOAuthClientsResponseSchema;
+  },
+  /**
+   * RevokeOAuthClient disables one of the acting admin's tenant's OAuth clients, deletes its refresh
+   * tokens, stored access tokens, consents and device codes, and makes the gateway refuse its live
+   * access tokens at once. NOT_FOUND for a client of another tenant.
+   *
+   * @generated from rpc simrs.identity.v1.IdentityService.RevokeOAuthClient
+   */
+  revokeOAuthClient: {
+    methodKind: "unary";
+    input: typeof RevokeOAuthClientRequestSchema;
+    output: typeof RevokeOAuthClientResponseSchema;
   },
   /**
    * RotateSigningKey (platform operator) makes a new key sign access and ID tokens from now on; the

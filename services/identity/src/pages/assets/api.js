@@ -1,4 +1,4 @@
-/* global fetch */
+/* global fetch, document */
 // JSON calls to identity's /api/auth, same origin, cookies included.
 export async function api(path, body) {
   const res = await fetch(`/api/auth${path}`, {
@@ -31,3 +31,13 @@ export function status(el, message, isError = false) {
   el.textContent = message;
   el.classList.toggle('error', isError);
 }
+
+/** What the page says in the language it was rendered in (the server's data block, pages/i18n.ts). */
+const pageText = (() => {
+  try {
+    return JSON.parse(document.getElementById('page-text')?.textContent || '{}');
+  } catch {
+    return {};
+  }
+})();
+export const text = (key, fallback = key) => pageText[key] ?? fallback;

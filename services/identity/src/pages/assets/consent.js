@@ -1,7 +1,7 @@
 /* global document, location */
 // The consent page: the answer goes to Better Auth's /oauth2/consent with the signed request, which
 // answers where to go next (the application's redirect URI, with a code or with access_denied).
-import { api, status } from './api.js';
+import { api, status, text } from './api.js';
 
 const $ = (id) => document.getElementById(id);
 const query = location.search.slice(1);
@@ -11,8 +11,8 @@ async function decide(accept) {
   try {
     const answer = await api('/oauth2/consent', { accept, oauth_query: query });
     const next = answer && (answer.url || answer.redirect_uri || answer.uri);
-    if (!next) throw new Error('No answer from the server. Go back to the application and start again.');
-    status($('status'), accept ? 'Allowed. Returning to the application…' : 'Denied. Returning to the application…');
+    if (!next) throw new Error(text('noAnswer'));
+    status($('status'), accept ? text('allowed') : text('denied'));
     location.assign(next);
   } catch (err) {
     status($('status'), err.message, true);

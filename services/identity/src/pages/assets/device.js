@@ -1,6 +1,6 @@
 /* global document */
 // The device verification page: approve or deny the request named by the user code.
-import { api, status } from './api.js';
+import { api, status, text } from './api.js';
 
 const $ = (id) => document.getElementById(id);
 const request = $('request');
@@ -10,10 +10,7 @@ async function answer(approve) {
   for (const id of ['approve', 'deny']) $(id).disabled = true;
   try {
     await api(approve ? '/device/approve' : '/device/deny', { userCode });
-    status(
-      $('status'),
-      approve ? 'Approved. Your device is connected: you can close this page.' : 'Denied. The device will not get access.',
-    );
+    status($('status'), approve ? text('deviceApproved') : text('deviceDenied'));
     request.dataset.answered = approve ? 'approved' : 'denied';
     for (const id of ['approve', 'deny']) $(id).hidden = true;
   } catch (err) {

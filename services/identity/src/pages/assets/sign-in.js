@@ -1,5 +1,5 @@
 /* global document, window, location, AbortController, URLSearchParams, URL */
-import { api, status } from './api.js';
+import { api, status, text } from './api.js';
 import { conditionalSupported, credentialJSON, requestOptions, supported } from './webauthn.js';
 
 const $ = (id) => document.getElementById(id);
@@ -38,36 +38,33 @@ function proceed(answer) {
   location.assign(answer && answer.redirect && answer.url ? answer.url : next());
 }
 
-const ERRORS = {
-  INVALID_TOKEN: 'That sign-in link has expired or was used already. Ask for a new one below.',
-  ACCOUNT_DISABLED: 'This account cannot sign in.',
-  new_user_signup_disabled: 'That sign-in link cannot be used.',
-};
-if (oauthQuery) status(statusEl, 'Sign in to continue to the application that sent you here.');
-if (params.get('error')) status(statusEl, ERRORS[params.get('error')] ?? 'Signing in did not work. Try again.', true);
+// Known error codes in the page's language; anything else as the server worded it.
+const explain = (err) => text(err.code, err.message);
+if (oauthQuery) status(statusEl, text('continueApp'));
+if (params.get('error')) status(statusEl, text(params.get('error'), text('failed')), true);
 
 const email = () => $('email').value.trim();
 
 $('email-form').addEventListener('submit', async (event) => {
   event.preventDefault();
-  if (!email()) return status(statusEl, 'Enter your e-mail address.', true);
+  if (!email()) return status(statusEl, text('enterEmail'), true);
   try {
     await api('/email-otp/send-verification-otp', { email: email(), type: 'sign-in' });
     $('otp-form').hidden = false;
     $('otp').focus();
-    status(statusEl, 'If that address has an account, a 6-digit code is on its way. It is valid for 5 minutes.');
+    status(statusEl, text('codeSent'));
   } catch (err) {
-    status(statusEl, err.message, true);
+    status(statusEl, explain(err), true);
   }
 });
 
 $('send-magic-link').addEventListener('click', async () => {
-  if (!email()) return status(statusEl, 'Enter your e-mail address.', true);
+  if (!email()) return status(statusEl, text('enterEmail'), true);
   try {
     await api('/sign-in/magic-link', { email: email(), callbackURL: next() });
-    status(statusEl, 'If that address has an account, a sign-in link is on its way. It is valid for 5 minutes.');
+    status(statusEl, text('linkSent'));
   } catch (err) {
-    status(statusEl, err.message, true);
+    status(statusEl, explain(err), true);
   }
 });
 
@@ -76,7 +73,7 @@ $('otp-form').addEventListener('submit', async (event) => {
   try {
     proceed(await api('/sign-in/email-otp', withOAuth({ email: email(), otp: $('otp').value.trim() })));
   } catch (err) {
-    status(statusEl, err.code === 'TOO_MANY_ATTEMPTS' ? 'Too many wrong codes: ask for a new one.' : err.message, true);
+    status(statusEl, explain(err), true);
   }
 });
 
@@ -96,13 +93,13 @@ async function passkeySignIn(mediation) {
 }
 
 $('passkey-sign-in').addEventListener('click', async () => {
-  if (!supported()) return status(statusEl, 'This browser does not support passkeys.', true);
+  if (!supported()) return status(statusEl, text('noPasskeys'), true);
   conditional?.abort();
   try {
     await passkeySignIn();
   } catch (err) {
     if (err.name !== 'AbortError' && err.name !== 'NotAllowedError') status(statusEl, err.message, true);
-    else status(statusEl, 'Passkey sign-in was cancelled.', true);
+    else status(statusEl, text('passkeyCancelled'), true);
   }
 });
 
