@@ -84,3 +84,8 @@ export function printTable(title: string, rows: Array<Record<string, string | nu
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const r of rows) console.log(line(columns.map((c) => cell(r[c] ?? ''))));
 }
+
+// `node bench/load.ts '<LoadOptions as JSON>'`: the child-process form used by wrk.ts when wrk is absent.
+if (import.meta.main) {
+  process.stdout.write(JSON.stringify(await load(JSON.parse(process.argv[2]!) as LoadOptions)));
+}

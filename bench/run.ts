@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, printed as tables. Speed and memory targets live here, never in
 // timed tests. BENCH_ONLY=records|gateway runs one part.
+import { conditions } from './gateway.ts';
 import { printTable } from './load.ts';
 
 type Bench = () => Promise<Array<Record<string, string | number>>>;
@@ -10,7 +11,7 @@ const parts: Record<string, { title: string; load: () => Promise<Bench> }> = {
     load: async () => (await import('./records.ts')).benchRecords,
   },
   gateway: {
-    title: 'gateway: pasien.list through the gateway (bearer, cookie) and straight to records; token refreshes',
+    title: "hot paths against the database's ceiling: pasien.list via pgbench, straight to records, through the gateway; token refreshes",
     load: async () => (await import('./gateway.ts')).benchGateway,
   },
 };
@@ -20,5 +21,5 @@ for (const [name, part] of Object.entries(parts)) {
   if (only && only !== name) continue;
   const started = Date.now();
   const rows = await (await part.load())();
-  printTable(`${part.title} (${Math.round((Date.now() - started) / 1000)} s)`, rows);
+  printTable(`${part.title} (${Math.round((Date.now() - started) / 1000)} s; ${conditions()})`, rows);
 }
