@@ -13,6 +13,21 @@ import type { Pool, PoolClient } from '@simrs/platform/db';
 import { isUnavailable } from './unavailable.ts';
 
 const DATE_OID = 1082;
+const TIMESTAMPTZ_OID = 1184;
+// What Postgres prints for a timestamptz in a UTC session: '2026-01-02 03:04:05.678901+00'.
+const UTC_TEXT = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
+const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID);
+
+/**
+ * A timestamptz as the ISO 8601 string the API answers with (milliseconds, 'Z'), straight from the
+ * text, as Date#toISOString would give it (fractions below a millisecond dropped), without building a
+ * Date per value; anything else (years past 9999, BC) goes through a Date.
+ */
+export function isoTimestamp(text: string): string {
+  const m = UTC_TEXT.exec(text);
+  if (!m) return (parseTimestamptz(text) as Date).toISOString();
+  return `${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+}
 
 export function createAppPool(url: string, opts: { max: number; statementTimeoutMs: number }): Pool {
   return createPool(url, {
@@ -21,10 +36,16 @@ export function createAppPool(url: string, opts: { max: number; statementTimeout
     statement_timeout: opts.statementTimeoutMs,
     idle_in_transaction_session_timeout: Math.max(opts.statementTimeoutMs * 2, 10_000),
     application_name: 'records',
+    // Timestamps come as UTC text, turned into the API's ISO strings without a Date (isoTimestamp).
+    options: '-c TimeZone=UTC',
     // Birth dates stay 'YYYY-MM-DD' strings: a JS Date would shift them by the process time zone.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === DATE_OID ? (value: string) => value : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === DATE_OID
+          ? (value: string) => value
+          : oid === TIMESTAMPTZ_OID
+            ? isoTimestamp
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
 }

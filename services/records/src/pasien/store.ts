@@ -12,6 +12,7 @@ import { COLUMNS, WRITABLE, normalizePhone } from './schema.ts';
 import type { CreatePasienInput, ListPasienInput, Pasien, PasienFieldName, UpdatePasienInput } from './schema.ts';
 
 const TIMESTAMPS = new Set(['createdAt', 'updatedAt', 'archivedAt']);
+const FIELDS = Object.keys(COLUMNS);
 const SELECT_PASIEN = (alias: string) =>
   Object.entries(COLUMNS)
     .map(([field, column]) => (field === 'id' ? `${alias}.id::text as "id"` : `${alias}.${column} as "${field}"`))
@@ -21,9 +22,10 @@ type Row = Record<string, unknown>;
 
 function toPasien(row: Row): Pasien {
   const out: Row = {};
-  for (const field of Object.keys(COLUMNS)) {
+  for (const field of FIELDS) {
     const value = row[field];
-    out[field] = TIMESTAMPS.has(field) && value instanceof Date ? value.toISOString() : value;
+    // The app pool answers timestamps as ISO strings already (db/db.ts); other pools give Dates.
+    out[field] = value instanceof Date && TIMESTAMPS.has(field) ? value.toISOString() : value;
   }
   return out as Pasien;
 }
