@@ -8,7 +8,6 @@
 // idle and at its peak under load. Targets are printed, met or SHORT; nothing here is a test.
 // Run alone: `node bench/gateway.ts` (BENCH_GATEWAY_SECONDS, BENCH_GATEWAY_CONNECTIONS,
 // BENCH_REFRESH_FAMILIES=0 to skip refreshes, BENCH_PROFILE_DIR=<dir> to write each service's --cpu-prof there).
-import os from 'node:os';
 import pg from 'pg';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { testServerUrl } from '@simrs/platform/testing';
@@ -22,11 +21,11 @@ import { Browserless, issueRegistrationToken, registerClient } from '../test/sup
 import { seedUsers } from '../test/support/users.ts';
 import { pasienListStatement, pgbenchCeiling } from './ceiling.ts';
 import type { LoadResult } from './load.ts';
-import { printTable } from './load.ts';
+import { conditions, printTable } from './load.ts';
 import { measureUsage, rssMb } from './procstat.ts';
 import type { Usage } from './procstat.ts';
 import { DOCTOR, refreshFamilies, refreshLoad } from './refresh.ts';
-import { loadFromChild, loadGenerator } from './wrk.ts';
+import { loadFromChild } from './wrk.ts';
 
 const TENANT = 'rs-bench';
 const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 5);
@@ -35,6 +34,10 @@ const REFRESH_FAMILIES = Number(process.env.BENCH_REFRESH_FAMILIES ?? 32);
 /** Records' pool size, and so the ceiling's connection count. */
 const POOL = Number(process.env.BENCH_RECORDS_POOL ?? 10);
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+/** Extra node options for the services (BENCH_NODE_OPTIONS), e.g. to try V8 heap settings. */
+const NODE_OPTIONS = [process.env.BENCH_NODE_OPTIONS, PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` : undefined]
+  .filter(Boolean)
+  .join(' ');
 const SERVICES: ServiceName[] = ['gateway', 'identity', 'records', 'notifier'];
 const listPath = (input: unknown) => `/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify(input))}`;
 const FIRST_PAGE = { limit: 20 };
@@ -86,7 +89,7 @@ export async function benchGateway(): Promise<Row[]> {
       redisUrl: redis.url,
       smtpUrl: smtp.url,
       env: {
-        all: { LOG_LEVEL: 'warn', ...(PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` } : {}) },
+        all: { LOG_LEVEL: 'warn', ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}) },
         // The per-caller limit stays on (its Redis round trip is part of the path), set high enough
         // that one token is never refused.
         gateway: { RATE_LIMIT_PER_MINUTE: '100000000' },
@@ -96,6 +99,8 @@ export async function benchGateway(): Promise<Row[]> {
     });
     const pids = Object.fromEntries(SERVICES.map((s) => [s, stack!.services[s].child.pid!]));
     await seed(stack);
+    // Idle: started, migrated, seeded, not yet asked for anything.
+    const idle = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
 
     const app = await registerClient(stack, await issueRegistrationToken(stack, `admin@${TENANT}.test`), {
       client_name: 'Benchmark',
@@ -131,10 +136,11 @@ export async function benchGateway(): Promise<Row[]> {
     const options = { connections: CONNECTIONS, durationMs: SECONDS * 1000 };
     // Warm every path up first (JIT, connection pools, Postgres' cache), so that whichever is measured
     // first is not the one paying for it.
-    for (const path of [...Object.values(paths(FIRST_PAGE)), paths(NAME_SEARCH).direct])
-      await loadFromChild({ ...path, connections: CONNECTIONS, durationMs: 2000 });
-    const idle = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
-    const peak = { ...idle };
+    const warmup = await measureUsage(pids, async () => {
+      for (const path of [...Object.values(paths(FIRST_PAGE)), paths(NAME_SEARCH).direct])
+        await loadFromChild({ ...path, connections: CONNECTIONS, durationMs: 2000 });
+    });
+    const peak = { ...warmup.usage.peakRss };
     const measured = async (path: { url: string; headers: Record<string, string> }) => {
       const { result, usage } = await measureUsage(pids, () => loadFromChild({ ...path, ...options }));
       for (const s of SERVICES) peak[s] = Math.max(peak[s]!, usage.peakRss[s]!);
@@ -185,13 +191,13 @@ export async function benchGateway(): Promise<Row[]> {
       );
     }
     // Idle again after the load: what the services keep.
-    await new Promise((r) => setTimeout(r, 3000));
+    await new Promise((r) => setTimeout(r, 5000));
     const after = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
     printTable(
-      'memory per service (RSS, MB; targets: idle <= 120, under load <= 200)',
+      'memory per service (RSS, MB; idle at start and 5 s after the last load; targets: idle <= 120, under load <= 200)',
       SERVICES.map((s) => ({
         service: s,
-        idle_before: idle[s]!,
+        idle_at_start: idle[s]!,
         peak_under_load: peak[s]!,
         idle_after: after[s]!,
         verdict: `${verdict(Math.max(idle[s]!, after[s]!) <= 120)} idle, ${verdict(peak[s]! <= 200)} under load`,
@@ -202,12 +208,6 @@ export async function benchGateway(): Promise<Row[]> {
     await stack?.stop().catch(() => {});
     await Promise.all([redis.stop(), smtp.stop()]).catch(() => {});
   }
-}
-
-/** What the figures were measured beside: the machine's load and the load generator. */
-export function conditions(): string {
-  const [one, five] = os.loadavg();
-  return `${os.cpus().length} cores, load average ${one!.toFixed(2)} / ${five!.toFixed(2)} (1 / 5 min), load generator: ${loadGenerator}`;
 }
 
 if (import.meta.main) {

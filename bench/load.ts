@@ -1,6 +1,8 @@
 // A small closed-loop load generator: `connections` requests in flight over keep-alive connections for
 // a fixed time, recording each latency. Bounded in time; loopback targets only.
+import os from 'node:os';
 import { Pool } from 'undici';
+import { loadGenerator } from './wrk.ts';
 
 export interface LoadResult {
   requests: number;
@@ -70,6 +72,12 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     p95: percentile(latencies, 95),
     p99: percentile(latencies, 99),
   };
+}
+
+/** What the figures were measured beside: the machine's load and the load generator. */
+export function conditions(): string {
+  const [one, five] = os.loadavg();
+  return `${os.cpus().length} cores, load average ${one!.toFixed(2)} / ${five!.toFixed(2)} (1 / 5 min), load generator: ${loadGenerator}`;
 }
 
 /** Prints rows as an aligned text table. */

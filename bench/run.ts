@@ -1,7 +1,6 @@
 // `npm run bench`: every benchmark, printed as tables. Speed and memory targets live here, never in
-// timed tests. BENCH_ONLY=records|gateway runs one part.
-import { conditions } from './gateway.ts';
-import { printTable } from './load.ts';
+// timed tests. BENCH_ONLY=records|gateway|trips runs one part.
+import { conditions, printTable } from './load.ts';
 
 type Bench = () => Promise<Array<Record<string, string | number>>>;
 
@@ -13,6 +12,10 @@ const parts: Record<string, { title: string; load: () => Promise<Bench> }> = {
   gateway: {
     title: "hot paths against the database's ceiling: pasien.list via pgbench, straight to records, through the gateway; token refreshes",
     load: async () => (await import('./gateway.ts')).benchGateway,
+  },
+  trips: {
+    title: 'round trips of one token refresh (counted from the services’ traces)',
+    load: async () => (await import('./refresh-trips.ts')).benchRefreshTrips,
   },
 };
 
