@@ -89,7 +89,7 @@ export async function benchGateway(): Promise<Row[]> {
       redisUrl: redis.url,
       smtpUrl: smtp.url,
       env: {
-        all: { LOG_LEVEL: 'warn', ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}) },
+        all: { LOG_LEVEL: 'warn', NODE_OPTIONS },
         // The per-caller limit stays on (its Redis round trip is part of the path), set high enough
         // that one token is never refused.
         gateway: { RATE_LIMIT_PER_MINUTE: '100000000' },

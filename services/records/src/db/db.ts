@@ -62,7 +62,19 @@ const SET_TENANT = { name: 'records_set_tenant', text: "select set_config('app.t
  * bound (an UPDATE of whichever fields were given) stay unnamed.
  */
 function statement(text: string, values: unknown[], prepare: boolean): pg.QueryConfig {
-  return prepare ? { name: `r_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text, values } : { text, values };
+  return prepare ? { name: statementName(text), text, values } : { text, values };
+}
+
+// Names by text, so that a statement's text is hashed once rather than on every request (the texts
+// that are prepared come from a small, fixed set; the bound only guards against a mistake).
+const names = new Map<string, string>();
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `r_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    if (names.size < 1_000) names.set(text, name);
+  }
+  return name;
 }
 
 /** The only way handlers reach Postgres: bound to one tenant for its whole life. */
