@@ -86,6 +86,20 @@ export interface TenantDb {
   tx<T>(work: (q: Querier) => Promise<T>): Promise<T>;
 }
 
+/**
+ * Runs `send` (which queues statements on a pipelined client) with the socket corked, so that BEGIN,
+ * the tenant, the statement and COMMIT leave in one write instead of four system calls.
+ */
+function inOneWrite<T>(client: PoolClient, send: () => T): T {
+  const socket = (client as PoolClient & { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
+  socket?.cork?.();
+  try {
+    return send();
+  } finally {
+    socket?.uncork?.();
+  }
+}
+
 async function settle(pending: Promise<unknown>[]): Promise<void> {
   const results = await Promise.allSettled(pending);
   const failed = results.find((r) => r.status === 'rejected');
@@ -113,10 +127,16 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
     tenantId,
     one<R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) {
       return withClient(async (client) => {
-        const begin = client.query('begin');
-        const set = client.query({ ...SET_TENANT, values: [tenantId] });
-        const main = client.query<R>(statement(sql, params, opts.prepare ?? true));
-        const commit = client.query('commit');
+        const [begin, set, main, commit] = inOneWrite(
+          client,
+          () =>
+            [
+              client.query('begin'),
+              client.query({ ...SET_TENANT, values: [tenantId] }),
+              client.query<R>(statement(sql, params, opts.prepare ?? true)),
+              client.query('commit'),
+            ] as const,
+        );
         // The statement's own error is the interesting one; COMMIT after a failure is a ROLLBACK.
         await settle([begin, set, main, commit]).catch(async (err) => {
           await main.catch((mainErr: unknown) => {
@@ -129,7 +149,7 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
     },
     tx<T>(work: (q: Querier) => Promise<T>) {
       return withClient(async (client) => {
-        const opening = [client.query('begin'), client.query({ ...SET_TENANT, values: [tenantId] })];
+        const opening = inOneWrite(client, () => [client.query('begin'), client.query({ ...SET_TENANT, values: [tenantId] })]);
         opening.forEach((p) => p.catch(() => {}));
         const q: Querier = {
           query: async <R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) =>
