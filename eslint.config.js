@@ -1,8 +1,9 @@
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.scratch/**', '**/node_modules/**', 'proto/gen/**', '**/.data/**', 'charts/**'] },
+  { ignores: ['.scratch/**', '**/node_modules/**', 'proto/gen/**', '**/.data/**', 'charts/**', 'dashboard/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,7 +14,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'bench/**', '**/cli.ts'],
+    // The dashboard (React): the rules of hooks.
+    files: ['dashboard/src/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat['recommended-latest'],
+  },
+  {
+    files: ['scripts/**', 'bench/**', 'examples/**', '**/cli.ts'],
     rules: { 'no-console': 'off' },
   },
 );

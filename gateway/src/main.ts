@@ -4,7 +4,7 @@ import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { observeRedis } from '@simrs/platform/pool-metrics';
 import { createRedis, pingRedis } from '@simrs/platform/redis';
 import { config, oauth } from './config.ts';
-import { BearerAuthenticator, Revocations, SessionAuthenticator } from './credentials/index.ts';
+import { BearerAuthenticator, redisReplayStore, Revocations, SessionAuthenticator } from './credentials/index.ts';
 import { upstream } from './proxy/index.ts';
 // app.ts and observability.ts import the domain folders, so server/index.ts cannot re-export them.
 import { createApp } from './server/app.ts';
@@ -20,7 +20,12 @@ const sessions = new SessionAuthenticator({
   cacheSeconds: config.SESSION_CACHE_SECONDS,
   revocations,
 });
-const bearer = new BearerAuthenticator({ ...oauth, principalSecret: config.PRINCIPAL_SECRET, revocations });
+const bearer = new BearerAuthenticator({
+  ...oauth,
+  principalSecret: config.PRINCIPAL_SECRET,
+  revocations,
+  replayStore: redisReplayStore(redis),
+});
 const upstreams = {
   identity: upstream('identity', config.IDENTITY_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS),
   records: upstream('records', config.RECORDS_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS),

@@ -109,6 +109,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       DATABASE_URL: recordsAppUrl(databases.records),
       MIGRATION_DATABASE_URL: databases.records,
       PRINCIPAL_SECRET: secrets.principal,
+      PUBLIC_URL: publicUrl,
     }),
   );
   services.gateway = startService(

@@ -64,6 +64,8 @@ export async function proxy(
   res: Response,
   headers: Record<string, string | string[]>,
   limits: { maxBodyBytes: number; bodyTimeoutMs: number },
+  /** Headers added to an upstream 401 (the gateway's challenge for a caller without credentials). */
+  onUnauthorized?: Record<string, string>,
 ): Promise<void> {
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
   if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) return tooLarge(res, limits.maxBodyBytes);
@@ -87,6 +89,7 @@ export async function proxy(
     for (const [name, value] of Object.entries(upstreamRes.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
     }
+    if (upstreamRes.statusCode === 401) for (const [name, value] of Object.entries(onUnauthorized ?? {})) res.setHeader(name, value);
     upstreamRes.body.pipe(res);
     upstreamRes.body.on('error', () => res.destroy());
   } catch (err) {

@@ -11,11 +11,13 @@ import { allowedOrigins, config } from '../config.ts';
 import { authenticate, throttleRefusedCredentials } from '../credentials/index.ts';
 import type { BearerAuthenticator, SessionAuthenticator } from '../credentials/index.ts';
 import { CallerRateLimit, limitKeySecret, rateLimit } from '../limits/index.ts';
+import { dashboard } from '../dashboard/index.ts';
 import { forward } from '../proxy/index.ts';
 import type { Upstream } from '../proxy/index.ts';
 import { routes } from '../routes/index.ts';
 import type { Method, Route, UpstreamName } from '../routes/index.ts';
 import { withRequestId } from './context.ts';
+import { log } from './log.ts';
 import { answerErrors, sendError } from './errors.ts';
 import { observeRequests } from './observability.ts';
 
@@ -36,8 +38,10 @@ function corsFor(methods: readonly Method[]): RequestHandler {
     origin: (origin, done) => done(null, origin !== undefined && allowedOrigins.has(origin)),
     credentials: true,
     methods: [...methods],
-    allowedHeaders: ['authorization', 'content-type', 'x-request-id', 'trpc-accept'],
-    exposedHeaders: ['x-request-id', 'retry-after'],
+    // FHIR clients in the browser (SMART apps) also send versioning and conditional headers and read
+    // the version and location of what they wrote.
+    allowedHeaders: ['authorization', 'content-type', 'x-request-id', 'trpc-accept', 'accept', 'if-match', 'if-none-exist', 'prefer'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'etag', 'location', 'content-location', 'last-modified'],
     maxAge: 600,
   });
 }
@@ -79,6 +83,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   ];
   for (const route of routes) app.use(route.prefix, canonicalPathOnly(route.prefix), ...handlersOf(route));
 
+  app.use(dashboard(undefined, (dir) => log.warn({ dir }, 'dashboard not built: npm run build -w @simrs/dashboard')));
   app.use(express.static(fileURLToPath(new URL('../../public', import.meta.url)), { index: 'index.html', maxAge: '5m' }));
 
   app.use((req, res) => sendError(res, 'NOT_FOUND', `no route for ${req.method} ${req.path}`));

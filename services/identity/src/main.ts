@@ -15,7 +15,14 @@ import { migrateIdentity, seedDemoData } from './db/index.ts';
 import { createDirectory } from './directory/index.ts';
 import { deriveKeys } from './keys/index.ts';
 import { createMailer } from './mail/index.ts';
-import { createOAuthClients, createRegistrationTokens, rotateSigningKey } from './oauth/index.ts';
+import {
+  createOAuthClients,
+  createRegistrationTokens,
+  ensureSigningKeys,
+  reserveDpopProofsInRedis,
+  rotateSigningKey,
+  withCorrectDiscovery,
+} from './oauth/index.ts';
 import { createPages } from './pages/index.ts';
 import { addIdentityService, createHttpServer, log, observeDeviceCodes } from './server/index.ts';
 import { createIdentityStorage, createRevocations, createSessions } from './sessions/index.ts';
@@ -106,7 +113,10 @@ const pages = createPages({
     }
   },
 });
-const http = createHttpServer({ config, handler: auth.handler, pages, checks, log });
+reserveDpopProofsInRedis(await authContext(), storage);
+const minted = await ensureSigningKeys(await authContext(), JWT_OPTIONS);
+if (minted.length) log.info({ algorithms: minted }, 'signing keys created');
+const http = createHttpServer({ config, handler: withCorrectDiscovery(auth.handler), pages, checks, log });
 http.listen(config.HTTP_PORT, config.HOST, () => log.info({ port: config.HTTP_PORT }, 'identity http listening'));
 
 // Connections are recycled now and then, so the gateway's calls spread over new replicas too.

@@ -10,6 +10,7 @@ import { annotateRequest } from '@simrs/platform/spans';
 import type { Checks } from '@simrs/platform/health';
 import type { Logger } from '@simrs/platform/logger';
 import { API_SCOPES, AUTH_BASE_PATH } from '@simrs/contracts/oauth';
+import { SMART_SCOPES } from '@simrs/contracts/smart';
 import type { Config } from '../config.ts';
 import type { Pages } from '../pages/index.ts';
 import { PASSWORD_PATHS, SIGN_UP_DISABLED } from '../signin/index.ts';
@@ -51,6 +52,7 @@ const EXACT = new Set([
   '/oauth2/consent',
   '/oauth2/continue',
   '/oauth2/token',
+  '/oauth2/par',
   '/oauth2/userinfo',
   '/oauth2/introspect',
   '/oauth2/revoke',
@@ -72,16 +74,16 @@ export function isOffered(path: string): boolean {
 }
 
 /**
- * Discovery at the site root, where RFC 8414 (and some clients) look for an issuer with a path:
- * answered as the issuer's own documents under /api/auth.
+ * Discovery for the issuer ${PUBLIC_URL}/api/auth at the paths RFC 8414 §3.1 gives for an issuer with a
+ * path (the well-known name between the host and the path), answered as the issuer's own documents
+ * under /api/auth. The bare root documents are not served: their issuer would not match where they
+ * were fetched (RFC 8414 §3.3). The same rule for the API's resource metadata (RFC 9728 §3.1).
  */
 const ROOT_METADATA: Record<string, string> = {
-  '/.well-known/oauth-authorization-server': '/.well-known/oauth-authorization-server',
   [`/.well-known/oauth-authorization-server${AUTH_BASE_PATH}`]: '/.well-known/oauth-authorization-server',
-  '/.well-known/openid-configuration': '/.well-known/openid-configuration',
   [`/.well-known/openid-configuration${AUTH_BASE_PATH}`]: '/.well-known/openid-configuration',
 };
-const PROTECTED_RESOURCE_METADATA = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api'];
+const PROTECTED_RESOURCE_METADATA = ['/.well-known/oauth-protected-resource/api'];
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -129,7 +131,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       JSON.stringify({
         resource: config.API_AUDIENCE,
         authorization_servers: [`${config.PUBLIC_URL}${AUTH_BASE_PATH}`],
-        scopes_supported: [...API_SCOPES],
+        scopes_supported: [...API_SCOPES, ...SMART_SCOPES],
         bearer_methods_supported: ['header'],
         resource_name: 'SIMRS API',
       }),
