@@ -80,6 +80,15 @@ export async function benchRefreshTrips(): Promise<Row[]> {
       refreshToken = body.refresh_token;
     }
     await new Promise((r) => setTimeout(r, 2_000)); // batched exports arrive
+    // BENCH_TRIPS_SHOW=1 prints the statement texts of the last refresh (they carry no values).
+    if (process.env.BENCH_TRIPS_SHOW) {
+      for (const s of otlp.spans.filter((x) => x.traceId === traces.at(-1) && isDb(x, 'postgresql')))
+        console.log(
+          String(s.attributes['db.query.text'] ?? s.attributes['db.statement'] ?? s.name)
+            .replace(/\s+/g, ' ')
+            .slice(0, 220),
+        );
+    }
     return traces.map((id, i) => ({ refresh: i + 1, ...summarise(otlp.spans.filter((s) => s.traceId === id)) }));
   } finally {
     await stack?.stop().catch(() => {});
