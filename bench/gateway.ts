@@ -1,124 +1,82 @@
-// Gateway benchmark: pasien.list (first page of 20, in a tenant with 300 patients) through the gateway
-// with an OAuth bearer token, through the gateway with a session cookie (and an allowed Origin), and
-// straight to records with a signed principal; requests/s, p50 and p99 of each, and the ratios
-// (targets: gateway >= 0.75 of direct, cookie >= 0.9 of bearer). Then refreshes per second at the
-// token endpoint (target >= 300/s): independent refresh-token families, each rotating on every call.
-// Real processes on loopback (the same stack as the tests), each load run a few seconds.
-// Run alone: `node bench/gateway.ts` (BENCH_GATEWAY_SECONDS, BENCH_GATEWAY_CONNECTIONS to change).
-import { performance } from 'node:perf_hooks';
+// The hot-path benchmark, every figure from one run on one machine, back to back:
+// 1. the database's ceiling: pgbench sending exactly records' statements for pasien.list (first page of
+//    20, and a name search) over as many connections as records' pool holds (ceiling.ts);
+// 2. pasien.list straight to records (signed principal), through the gateway with an OAuth bearer
+//    token, and with a session cookie, 50 connections from wrk in its own process (wrk.ts);
+// 3. token refreshes at the token endpoint, independent families each rotating on every call;
+// with each service's CPU time per request (from /proc, so cores per 10,000 req/s follow) and its RSS
+// idle and at its peak under load. Targets are printed, met or SHORT; nothing here is a test.
+// Run alone: `node bench/gateway.ts` (BENCH_GATEWAY_SECONDS, BENCH_GATEWAY_CONNECTIONS,
+// BENCH_REFRESH_FAMILIES=0 to skip refreshes, BENCH_PROFILE_DIR=<dir> to write each service's --cpu-prof there).
 import pg from 'pg';
-import { Pool } from 'undici';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { testServerUrl } from '@simrs/platform/testing';
+import { startSmtpPeer } from '@simrs/platform/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
-import { startStack } from '../scripts/lib/stack.ts';
-import type { Stack } from '../scripts/lib/stack.ts';
+import { recordsAppUrl, startStack } from '../scripts/lib/stack.ts';
+import type { ServiceName, Stack } from '../scripts/lib/stack.ts';
 import { seedTenant } from '../services/records/src/db/seed.ts';
 import { syntheticPasien } from '../services/records/src/pasien/synth.ts';
-import { Browserless, codeFlow, authorizeWithFetch, issueRegistrationToken, registerClient } from '../test/support/oauth.ts';
-import type { RegisteredClient } from '../test/support/oauth.ts';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
+import { Browserless, issueRegistrationToken, registerClient } from '../test/support/oauth.ts';
 import { seedUsers } from '../test/support/users.ts';
-import { load, percentile, printTable } from './load.ts';
+import { pasienListStatement, pgbenchCeiling } from './ceiling.ts';
 import type { LoadResult } from './load.ts';
+import { conditions, printTable } from './load.ts';
+import { measureUsage, rssMb } from './procstat.ts';
+import type { Usage } from './procstat.ts';
+import { DOCTOR, refreshFamilies, refreshLoad } from './refresh.ts';
+import { loadFromChild } from './wrk.ts';
 
 const TENANT = 'rs-bench';
-const DOCTOR = 'dokter@rs-bench.test';
-const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 4);
+const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_GATEWAY_CONNECTIONS ?? 50);
 const REFRESH_FAMILIES = Number(process.env.BENCH_REFRESH_FAMILIES ?? 32);
-const LIST = `/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify({ limit: 20 }))}`;
+/** Records' pool size, and so the ceiling's connection count. */
+const POOL = Number(process.env.BENCH_RECORDS_POOL ?? 10);
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+/** Extra node options for the services (BENCH_NODE_OPTIONS), e.g. to try V8 heap settings. */
+const NODE_OPTIONS = [process.env.BENCH_NODE_OPTIONS, PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` : undefined]
+  .filter(Boolean)
+  .join(' ');
+const SERVICES: ServiceName[] = ['gateway', 'identity', 'records', 'notifier'];
+const listPath = (input: unknown) => `/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify(input))}`;
+const FIRST_PAGE = { limit: 20 };
+const NAME_SEARCH = { q: 'siti', limit: 20 };
 
 type Row = Record<string, string | number>;
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+const verdict = (ok: boolean) => (ok ? 'met' : 'SHORT');
 
-function row(name: string, r: LoadResult): Row {
-  return { name, 'req/s': Math.round(r.rps), p50_ms: round(r.p50), p99_ms: round(r.p99), errors: r.errors };
-}
-
-/** Refresh-token grants from the authorization code flow (one family each), for `REFRESH_FAMILIES` workers. */
-async function refreshFamilies(
-  stack: Stack,
-  smtp: Awaited<ReturnType<typeof startSmtpPeer>>,
-  app: RegisteredClient,
-  browser: Browserless,
-  count: number,
-): Promise<string[]> {
-  const redirectUri = (app.metadata.redirect_uris as string[])[0]!;
-  const tokens: string[] = [];
-  for (let i = 0; i < count; i++) {
-    // No openid: an integration's refresh (no ID token to sign each time).
-    const flow = await codeFlow(app.config, redirectUri, 'simrs:read offline_access');
-    const { callback } = await authorizeWithFetch(stack, smtp, browser, flow.url, { email: DOCTOR });
-    const res = await fetch(`${stack.gatewayUrl}/api/auth/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code') ?? '',
-        code_verifier: flow.verifier,
-        redirect_uri: redirectUri,
-        client_id: app.clientId,
-        client_secret: app.clientSecret!,
-      }),
-    });
-    const body = (await res.json()) as { refresh_token?: string };
-    if (!body.refresh_token) throw new Error(`no refresh token: ${JSON.stringify(body)}`);
-    tokens.push(body.refresh_token);
+/** One load row: throughput, latency, and each busy service's CPU milliseconds per request. */
+function row(name: string, r: LoadResult, usage?: Usage): Row {
+  const out: Row = { name, 'req/s': Math.round(r.rps), p50_ms: round(r.p50), p99_ms: round(r.p99), errors: r.errors };
+  for (const s of ['gateway', 'identity', 'records'] as const) {
+    out[`${s}_cpu_ms/req`] = usage && r.requests > 0 ? round(((usage.cpu[s] ?? 0) * 1000) / r.requests, 3) : '';
   }
-  return tokens;
+  return out;
 }
 
-/** Closed loop: each worker refreshes its own family as fast as the token endpoint answers. */
-async function refreshLoad(stack: Stack, app: RegisteredClient, families: string[], seconds: number): Promise<LoadResult> {
-  const pool = new Pool(stack.gatewayUrl, { connections: families.length });
-  const latencies: number[] = [];
-  let errors = 0;
-  const warmupEnd = performance.now() + 500;
-  const end = warmupEnd + seconds * 1000;
-  await Promise.all(
-    families.map(async (initial) => {
-      let refreshToken = initial;
-      while (performance.now() < end) {
-        const started = performance.now();
-        try {
-          const res = await pool.request({
-            method: 'POST',
-            path: '/api/auth/oauth2/token',
-            headers: { 'content-type': 'application/x-www-form-urlencoded' },
-            body: new URLSearchParams({
-              grant_type: 'refresh_token',
-              refresh_token: refreshToken,
-              client_id: app.clientId,
-              client_secret: app.clientSecret!,
-            }).toString(),
-          });
-          const body = (await res.body.json()) as { refresh_token?: string };
-          if (res.statusCode !== 200 || !body.refresh_token) {
-            errors++;
-            if (started >= warmupEnd) continue;
-            return;
-          }
-          refreshToken = body.refresh_token;
-          if (started >= warmupEnd) latencies.push(performance.now() - started);
-        } catch {
-          errors++;
-          return;
-        }
-      }
-    }),
+const ratioRow = (name: string, ratio: number, target: number): Row => ({
+  name: `${name} (target >= ${target}): ${verdict(ratio >= target)}`,
+  'req/s': round(ratio),
+});
+
+async function seed(stack: Stack): Promise<void> {
+  await seedUsers(stack, [
+    { email: `admin@${TENANT}.test`, tenant: TENANT, role: 'tenant_admin' },
+    { email: DOCTOR, tenant: TENANT, role: 'doctor' },
+  ]);
+  const owner = new pg.Client({ connectionString: stack.databases.records });
+  await owner.connect();
+  await seedTenant(
+    owner,
+    TENANT,
+    Array.from({ length: 300 }, (_, i) => syntheticPasien(7, i)),
+    'bench',
   );
-  await pool.close();
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: latencies.length,
-    errors,
-    rps: latencies.length / seconds,
-    p50: percentile(latencies, 50),
-    p95: percentile(latencies, 95),
-    p99: percentile(latencies, 99),
-  };
+  await owner.query('vacuum analyze records.pasien, records.pasien_nama');
+  await owner.end();
 }
 
 export async function benchGateway(): Promise<Row[]> {
@@ -131,25 +89,18 @@ export async function benchGateway(): Promise<Row[]> {
       redisUrl: redis.url,
       smtpUrl: smtp.url,
       env: {
-        all: { LOG_LEVEL: 'warn' },
-        // The per-caller limit would cap one token at 100 requests/s; the benchmark measures the path.
-        gateway: { RATE_LIMIT_PER_MINUTE: '0' },
+        all: { LOG_LEVEL: 'warn', NODE_OPTIONS },
+        // The per-caller limit stays on (its Redis round trip is part of the path), set high enough
+        // that one token is never refused.
+        gateway: { RATE_LIMIT_PER_MINUTE: '100000000' },
         identity: { TOKEN_LIMIT_PER_IP_PER_MINUTE: '10000000' },
+        records: { DB_POOL_MAX: String(POOL) },
       },
     });
-    await seedUsers(stack, [
-      { email: `admin@${TENANT}.test`, tenant: TENANT, role: 'tenant_admin' },
-      { email: DOCTOR, tenant: TENANT, role: 'doctor' },
-    ]);
-    const owner = new pg.Client({ connectionString: stack.databases.records });
-    await owner.connect();
-    await seedTenant(
-      owner,
-      TENANT,
-      Array.from({ length: 300 }, (_, i) => syntheticPasien(7, i)),
-      'bench',
-    );
-    await owner.end();
+    const pids = Object.fromEntries(SERVICES.map((s) => [s, stack!.services[s].child.pid!]));
+    await seed(stack);
+    // Idle: started, migrated, seeded, not yet asked for anything.
+    const idle = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
 
     const app = await registerClient(stack, await issueRegistrationToken(stack, `admin@${TENANT}.test`), {
       client_name: 'Benchmark',
@@ -177,43 +128,82 @@ export async function benchGateway(): Promise<Row[]> {
       600,
     );
 
-    const options = { connections: CONNECTIONS, durationMs: SECONDS * 1000, warmupMs: 1000 };
-    const paths = {
-      direct: { url: `${stack.urls.records}${LIST}`, headers: { 'x-simrs-principal': principal } },
-      bearer: { url: `${stack.gatewayUrl}${LIST}`, headers: { authorization: `Bearer ${accessToken}` } },
-      cookie: { url: `${stack.gatewayUrl}${LIST}`, headers: { cookie: browser.cookie, origin: stack.publicUrl } },
-    };
+    const paths = (input: unknown) => ({
+      direct: { url: `${stack!.urls.records}${listPath(input)}`, headers: { 'x-simrs-principal': principal } },
+      bearer: { url: `${stack!.gatewayUrl}${listPath(input)}`, headers: { authorization: `Bearer ${accessToken}` } },
+      cookie: { url: `${stack!.gatewayUrl}${listPath(input)}`, headers: { cookie: browser.cookie, origin: stack!.publicUrl } },
+    });
+    const options = { connections: CONNECTIONS, durationMs: SECONDS * 1000 };
     // Warm every path up first (JIT, connection pools, Postgres' cache), so that whichever is measured
     // first is not the one paying for it.
-    for (const path of Object.values(paths)) await load({ ...path, connections: CONNECTIONS, durationMs: 1500, warmupMs: 0 });
-    const direct = await load({ ...paths.direct, ...options });
-    const bearer = await load({ ...paths.bearer, ...options });
-    const cookie = await load({ ...paths.cookie, ...options });
-    const refresh = await refreshLoad(stack, app, families, SECONDS);
+    const warmup = await measureUsage(pids, async () => {
+      for (const path of [...Object.values(paths(FIRST_PAGE)), paths(NAME_SEARCH).direct])
+        await loadFromChild({ ...path, connections: CONNECTIONS, durationMs: 2000 });
+    });
+    const peak = { ...warmup.usage.peakRss };
+    const measured = async (path: { url: string; headers: Record<string, string> }) => {
+      const { result, usage } = await measureUsage(pids, () => loadFromChild({ ...path, ...options }));
+      for (const s of SERVICES) peak[s] = Math.max(peak[s]!, usage.peakRss[s]!);
+      return { result, usage };
+    };
 
-    const gatewayRatio = bearer.rps / direct.rps;
-    const cookieRatio = cookie.rps / bearer.rps;
-    const verdict = (ok: boolean) => (ok ? 'met' : 'SHORT');
-    return [
-      row('pasien.list straight to records (signed principal)', direct),
-      row('pasien.list via gateway, bearer token', bearer),
-      row('pasien.list via gateway, session cookie', cookie),
-      {
-        name: `ratio gateway(bearer)/direct (target >= 0.75): ${verdict(gatewayRatio >= 0.75)}`,
-        'req/s': round(gatewayRatio),
-        p50_ms: '',
-        p99_ms: '',
-        errors: '',
-      },
-      {
-        name: `ratio cookie/bearer (target >= 0.9): ${verdict(cookieRatio >= 0.9)}`,
-        'req/s': round(cookieRatio),
-        p50_ms: '',
-        p99_ms: '',
-        errors: '',
-      },
-      { ...row(`token endpoint refreshes, ${families.length} families (target >= 300/s): ${verdict(refresh.rps >= 300)}`, refresh) },
+    const appUrl = recordsAppUrl(stack.databases.records);
+    const rows: Row[] = [];
+    const cases = [
+      { label: 'first page', input: FIRST_PAGE, through: true },
+      { label: 'name search "siti"', input: NAME_SEARCH, through: false },
     ];
+    let bearerRatio = 0;
+    let cookieRatio = 0;
+    for (const c of cases) {
+      // The ceiling and the paths back to back, so that whatever else loads the machine weighs on both.
+      const ceiling = await pgbenchCeiling(appUrl, TENANT, await pasienListStatement(TENANT, c.input), POOL, SECONDS);
+      rows.push({ name: `database ceiling, pasien.list ${c.label} (pgbench, ${POOL} connections)`, 'req/s': Math.round(ceiling.tps) });
+      const direct = await measured(paths(c.input).direct);
+      rows.push(row(`pasien.list ${c.label} straight to records`, direct.result, direct.usage));
+      rows.push(ratioRow(`ratio records/database ceiling, ${c.label}`, direct.result.rps / ceiling.tps, 0.5));
+      if (!c.through) continue;
+      const bearer = await measured(paths(c.input).bearer);
+      const cookie = await measured(paths(c.input).cookie);
+      rows.push(row(`pasien.list ${c.label} via gateway, bearer token`, bearer.result, bearer.usage));
+      rows.push(row(`pasien.list ${c.label} via gateway, session cookie`, cookie.result, cookie.usage));
+      bearerRatio = bearer.result.rps / direct.result.rps;
+      cookieRatio = cookie.result.rps / bearer.result.rps;
+      rows.push(ratioRow('ratio gateway(bearer)/direct', bearerRatio, 0.85), ratioRow('ratio cookie/bearer', cookieRatio, 0.9));
+      // Cores per 10,000 req/s: CPU seconds per request x 10,000.
+      const cores = (u: Usage, r: LoadResult, s: string) => round(((u.cpu[s] ?? 0) / r.requests) * 10_000, 2);
+      rows.push({
+        name: 'cores per 10,000 req/s (first page): records (direct) | gateway (bearer) | gateway+identity (cookie)',
+        'req/s': `${cores(direct.usage, direct.result, 'records')} | ${cores(bearer.usage, bearer.result, 'gateway')} | ${round(
+          cores(cookie.usage, cookie.result, 'gateway') + cores(cookie.usage, cookie.result, 'identity'),
+        )}`,
+      });
+    }
+    if (families.length > 0) {
+      const refresh = await measureUsage(pids, () => refreshLoad(stack!, app, families, SECONDS));
+      for (const s of SERVICES) peak[s] = Math.max(peak[s]!, refresh.usage.peakRss[s]!);
+      rows.push(
+        row(
+          `token refreshes, ${families.length} families (target >= 300/s): ${verdict(refresh.result.rps >= 300)}`,
+          refresh.result,
+          refresh.usage,
+        ),
+      );
+    }
+    // Idle again after the load: what the services keep.
+    await new Promise((r) => setTimeout(r, 5000));
+    const after = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
+    printTable(
+      'memory per service (RSS, MB; idle at start and 5 s after the last load; targets: idle <= 120, under load <= 200)',
+      SERVICES.map((s) => ({
+        service: s,
+        idle_at_start: idle[s]!,
+        peak_under_load: peak[s]!,
+        idle_after: after[s]!,
+        verdict: `${verdict(Math.max(idle[s]!, after[s]!) <= 120)} idle, ${verdict(peak[s]! <= 200)} under load`,
+      })),
+    );
+    return rows;
   } finally {
     await stack?.stop().catch(() => {});
     await Promise.all([redis.stop(), smtp.stop()]).catch(() => {});
@@ -221,5 +211,6 @@ export async function benchGateway(): Promise<Row[]> {
 }
 
 if (import.meta.main) {
-  printTable('gateway: pasien.list through the gateway (bearer, cookie) and straight to records; token refreshes', await benchGateway());
+  const rows = await benchGateway();
+  printTable(`hot paths against the database's ceiling (${conditions()})`, rows);
 }

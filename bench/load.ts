@@ -1,6 +1,8 @@
 // A small closed-loop load generator: `connections` requests in flight over keep-alive connections for
 // a fixed time, recording each latency. Bounded in time; loopback targets only.
+import os from 'node:os';
 import { Pool } from 'undici';
+import { loadGenerator } from './wrk.ts';
 
 export interface LoadResult {
   requests: number;
@@ -72,6 +74,12 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
+/** What the figures were measured beside: the machine's load and the load generator. */
+export function conditions(): string {
+  const [one, five] = os.loadavg();
+  return `${os.cpus().length} cores, load average ${one!.toFixed(2)} / ${five!.toFixed(2)} (1 / 5 min), load generator: ${loadGenerator}`;
+}
+
 /** Prints rows as an aligned text table. */
 export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
   if (rows.length === 0) return;
@@ -83,4 +91,9 @@ export function printTable(title: string, rows: Array<Record<string, string | nu
   console.log(line(columns));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const r of rows) console.log(line(columns.map((c) => cell(r[c] ?? ''))));
+}
+
+// `node bench/load.ts '<LoadOptions as JSON>'`: the child-process form used by wrk.ts when wrk is absent.
+if (import.meta.main) {
+  process.stdout.write(JSON.stringify(await load(JSON.parse(process.argv[2]!) as LoadOptions)));
 }

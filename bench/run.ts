@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, printed as tables. Speed and memory targets live here, never in
-// timed tests. BENCH_ONLY=records|gateway|dashboard runs one part.
-import { printTable } from './load.ts';
+// timed tests. BENCH_ONLY=records|gateway|dashboard|trips runs one part.
+import { conditions, printTable } from './load.ts';
 
 type Bench = () => Promise<Array<Record<string, string | number>>>;
 
@@ -10,12 +10,16 @@ const parts: Record<string, { title: string; load: () => Promise<Bench> }> = {
     load: async () => (await import('./records.ts')).benchRecords,
   },
   gateway: {
-    title: 'gateway: pasien.list through the gateway (bearer, cookie) and straight to records; token refreshes',
+    title: "hot paths against the database's ceiling: pasien.list via pgbench, straight to records, through the gateway; token refreshes",
     load: async () => (await import('./gateway.ts')).benchGateway,
   },
   dashboard: {
     title: 'dashboard: first load (gzipped) and patient search through the gateway with a session cookie',
     load: async () => (await import('./dashboard.ts')).benchDashboard,
+  },
+  trips: {
+    title: 'round trips of one token refresh (counted from the services’ traces)',
+    load: async () => (await import('./refresh-trips.ts')).benchRefreshTrips,
   },
 };
 
@@ -24,5 +28,5 @@ for (const [name, part] of Object.entries(parts)) {
   if (only && only !== name) continue;
   const started = Date.now();
   const rows = await (await part.load())();
-  printTable(`${part.title} (${Math.round((Date.now() - started) / 1000)} s)`, rows);
+  printTable(`${part.title} (${Math.round((Date.now() - started) / 1000)} s; ${conditions()})`, rows);
 }

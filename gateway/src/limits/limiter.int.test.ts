@@ -58,6 +58,16 @@ describe('limits in Redis', () => {
     assert.equal((await replicaA.keys(`${LIMIT_KEY_PREFIX}:names*`)).length, 3, 'the hash depends on the secret');
   });
 
+  test('blocked: not while points are left (one GET answers), yes once they are spent, with the seconds to wait', async () => {
+    const limit = limitOn(replicaA, 'partial', 3);
+    await limit.check('ip:203.0.113.20');
+    await limit.check('ip:203.0.113.20');
+    assert.equal(await limit.blocked('ip:203.0.113.20'), undefined, 'one point left');
+    await limit.check('ip:203.0.113.20');
+    const wait = await limit.blocked('ip:203.0.113.20');
+    assert.ok(wait !== undefined && wait >= 1 && wait <= 60, String(wait));
+  });
+
   test('0 disables a limit', async () => {
     const off = limitOn(replicaA, 'off', 0);
     for (let i = 0; i < 3; i++) assert.equal(await off.check('ip:203.0.113.8'), undefined);

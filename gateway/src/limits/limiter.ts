@@ -7,7 +7,8 @@
 // limiter with the same figure, so a replica keeps limiting on its own and the bound becomes
 // replicas x limit for the outage, never unlimited; requests are not refused because a counter is
 // unavailable (credentialed ones mostly get 503 anyway: the revocation feed and sessions are in Redis).
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Redis } from '@simrs/platform/redis';
 
@@ -29,10 +30,16 @@ export interface LimitOptions {
 
 export class CallerRateLimit {
   private readonly limiter: RateLimiterRedis | undefined;
-  private readonly keySecret: Buffer;
+  private readonly redis: Redis;
+  private readonly points: number;
+  private readonly keySecret: KeyObject;
+  /** Key names already computed: the same callers come back on every request (bounded, oldest out). */
+  private readonly names = new Map<string, string>();
 
   constructor(options: LimitOptions) {
-    this.keySecret = options.keySecret;
+    this.keySecret = createSecretKey(options.keySecret);
+    this.redis = options.redis;
+    this.points = options.perMinute;
     this.limiter =
       options.perMinute > 0
         ? new RateLimiterRedis({
@@ -47,12 +54,27 @@ export class CallerRateLimit {
   }
 
   private hashed(key: string): string {
-    return createHmac('sha256', this.keySecret).update(key, 'utf8').digest('base64url');
+    let name = this.names.get(key);
+    if (name === undefined) {
+      name = createHmac('sha256', this.keySecret).update(key, 'utf8').digest('base64url');
+      if (this.names.size >= 10_000) this.names.delete(this.names.keys().next().value!);
+      this.names.set(key, name);
+    }
+    return name;
   }
 
   /** Seconds to wait when `key` has no points left, without spending one. */
   async blocked(key: string): Promise<number | undefined> {
-    const state = await this.limiter?.get(this.hashed(key));
+    if (!this.limiter) return undefined;
+    const name = this.hashed(key);
+    // Nearly every caller is far from the limit: one GET of the count (auto-pipelined with other
+    // requests' commands) says so, where the limiter's get() sends MULTI, GET, PTTL, EXEC. Only a
+    // caller at the limit (or Redis failing, then the insurance limiter answers) goes the long way.
+    if (this.redis.status === 'ready') {
+      const spent = await this.redis.get(this.limiter.getKey(name)).catch(() => undefined);
+      if (spent === null || (spent !== undefined && Number(spent) < this.points)) return undefined;
+    }
+    const state = await this.limiter.get(name);
     return state && state.remainingPoints <= 0 ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : undefined;
   }
 

@@ -80,4 +80,15 @@ describe('forwarded headers', () => {
     assert.equal(toRecords['x-simrs-principal'], undefined);
     assert.match(String(toRecords['x-request-id']), /^[\w.-]{8,64}$/);
   });
+  test("the caller's trace goes on: one traceparent upstream, same trace, the gateway's span as parent", async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const callerSpan = '00f067aa0ba902b7';
+    for (const path of ['/api/auth/ok', '/trpc/healthCheck']) {
+      const h = await seen(gateways.direct.url, path, { traceparent: `00-${traceId}-${callerSpan}-01` });
+      const parts = String(h.traceparent).split('-');
+      assert.equal(parts.length, 4, `exactly one traceparent: ${String(h.traceparent)}`);
+      assert.equal(parts[1], traceId, path);
+      assert.notEqual(parts[2], callerSpan, 'the parent is the gateway, not the caller');
+    }
+  });
 });

@@ -21,6 +21,12 @@ const HOP_BY_HOP = new Set([
   'expect',
 ]);
 
+/**
+ * Trace context is not copied: the undici instrumentation injects the gateway's own (a child of the
+ * caller's), and an upstream given both would see two traceparent values and start a new trace.
+ */
+const TRACE_CONTEXT = new Set(['traceparent', 'tracestate']);
+
 export interface Upstream {
   name: string;
   pool: Pool;
@@ -43,7 +49,7 @@ export function upstream(name: string, url: string, connectTimeoutMs: number, ti
 export function forwardHeaders(headers: IncomingHttpHeaders, set: Record<string, string | undefined>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || TRACE_CONTEXT.has(name)) continue;
     out[name] = value;
   }
   for (const [name, value] of Object.entries(set)) {

@@ -39,11 +39,16 @@ export async function signPrincipal(principal: Principal, secret: string, ttlSec
 
 /** Throws when the token is missing, forged, expired or malformed. */
 export async function verifyPrincipal(token: string, secret: string): Promise<Principal> {
+  return (await verifyPrincipalUntil(token, secret)).principal;
+}
+
+/** verifyPrincipal, also telling until when (ms since the epoch) the token is valid: for caches of verified tokens. */
+export async function verifyPrincipalUntil(token: string, secret: string): Promise<{ principal: Principal; expiresAt: number }> {
   const { payload } = await jwtVerify(token, key(secret), {
     algorithms: ['HS256'],
     issuer: ISSUER,
     audience: AUDIENCE,
     typ: 'simrs-principal+jwt',
   });
-  return principalSchema.parse(payload.p);
+  return { principal: principalSchema.parse(payload.p), expiresAt: (payload.exp ?? 0) * 1000 };
 }

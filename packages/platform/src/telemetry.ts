@@ -1,13 +1,16 @@
 // OpenTelemetry for every service, loaded with `node --import ./src/instrumentation.ts` before the
 // application so that the ESM loader hook sees express, pg, ioredis and grpc-js being imported.
 // Configured only through the standard OTEL_* variables. Without an exporter configured, spans are
-// still created (trace ids in logs, W3C context passed on) and simply dropped.
+// not recorded (nothing would read them) but still carry context: every request still gets a trace id
+// (in logs and audit rows) and passes W3C trace context on; a parent that was sampled is still honoured.
+// With an exporter, OTEL_TRACES_SAMPLER (e.g. parentbased_traceidratio) chooses how many are recorded.
 import { ServerResponse } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { register } from 'node:module';
 import type { Attributes } from '@opentelemetry/api';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { register as registerHooksInThread, supportsSyncHooks } from 'import-in-the-middle/register-hooks.mjs';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
@@ -15,10 +18,14 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { AlwaysOffSampler, ParentBasedSampler } from '@opentelemetry/sdk-trace';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { onShutdownLast } from './lifecycle.ts';
 import { normalizePath, redactQuery, redactUrl } from './redact.ts';
 import { applyAnnotation } from './spans.ts';
+
+/** What the instrumentations below hook by name (their InstrumentationNodeModuleDefinition). */
+const INSTRUMENTED_MODULES = ['express', 'pg', 'pg-pool', 'ioredis', '@grpc/grpc-js', 'http', 'https', 'node:http', 'node:https'];
 
 const NOT_TRACED = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -52,7 +59,9 @@ function instrumentations(): Instrumentation[] {
           applyAnnotation(span, request as IncomingMessage, response.statusCode);
         },
       }),
-    express: () => new ExpressInstrumentation(),
+    // A span per middleware (helmet, cors, the API path's steps) on every request is cost without
+    // insight: the server span is named after the route (spans.ts) and the upstream call has its own.
+    express: () => new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
     pg: () => new PgInstrumentation({ enhancedDatabaseReporting: false }),
     ioredis: () => new IORedisInstrumentation({ dbStatementSerializer: (cmd) => cmd }),
     grpc: () => new GrpcInstrumentation(),
@@ -91,7 +100,11 @@ const dropSpans: SpanProcessor = {
 export const prometheus = new PrometheusExporter({ preventServerStart: true });
 
 export function startTelemetry(serviceName: string): void {
-  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+  // In-thread loader hooks where Node supports them: module.register() would start a loader thread, a
+  // second V8 isolate alive for the whole process (tens of MB) and a message round trip per module.
+  // Only the modules an instrumentation patches are wrapped; every other module loads untouched.
+  if (supportsSyncHooks()) registerHooksInThread({ include: INSTRUMENTED_MODULES });
+  else register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   process.env.OTEL_SERVICE_NAME ??= serviceName;
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const exporting = Boolean(
@@ -100,7 +113,10 @@ export function startTelemetry(serviceName: string): void {
   const sdk = new NodeSDK({
     instrumentations: instrumentations(),
     metricReaders: [prometheus],
+    // Not exporting: spans that nobody reads are not recorded (a non-recording span still has a trace id
+    // and propagates), unless the caller's context says its trace is sampled.
     ...(exporting ? {} : { spanProcessors: [dropSpans] }),
+    ...(exporting || process.env.OTEL_TRACES_SAMPLER ? {} : { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) }),
   });
   sdk.start();
   onShutdownLast('telemetry', () => sdk.shutdown());

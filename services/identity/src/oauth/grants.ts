@@ -62,6 +62,8 @@ export function createGrants(deps: { keys: Keys; storage: IdentityStorage; revoc
      */
     async afterIssued(ctx: AdapterCtx, refreshToken: string | undefined): Promise<void> {
       const body = isPlainObject(ctx.body) ? ctx.body : {};
+      // A refresh keeps its grant by itself: no need to read its row again (one round trip per refresh).
+      if (body.grant_type !== 'authorization_code' && body.grant_type !== DEVICE_CODE_GRANT) return;
       const origin = await originOf(ctx);
       if (!origin) return;
       if (body.grant_type === 'authorization_code') await storage.set(redeemedKey(grantIdOf(origin)), '1', deps.accessTokenTtlSeconds);

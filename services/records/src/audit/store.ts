@@ -41,7 +41,7 @@ export function auditStore({ db, actor, cursors }: TenantScope) {
       const more = rows.length > input.limit;
       const items = rows.slice(0, input.limit).map((r) => ({
         id: Number(r.id),
-        occurredAt: (r.occurred_at as Date).toISOString(),
+        occurredAt: r.occurred_at instanceof Date ? r.occurred_at.toISOString() : String(r.occurred_at),
         actorUserId: String(r.actor_user_id),
         actorRole: String(r.actor_role),
         clientId: (r.client_id as string | null) ?? null,

@@ -13,6 +13,21 @@ import type { Pool, PoolClient } from '@simrs/platform/db';
 import { isUnavailable } from './unavailable.ts';
 
 const DATE_OID = 1082;
+const TIMESTAMPTZ_OID = 1184;
+// What Postgres prints for a timestamptz in a UTC session: '2026-01-02 03:04:05.678901+00'.
+const UTC_TEXT = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
+const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID);
+
+/**
+ * A timestamptz as the ISO 8601 string the API answers with (milliseconds, 'Z'), straight from the
+ * text, as Date#toISOString would give it (fractions below a millisecond dropped), without building a
+ * Date per value; anything else (years past 9999, BC) goes through a Date.
+ */
+export function isoTimestamp(text: string): string {
+  const m = UTC_TEXT.exec(text);
+  if (!m) return (parseTimestamptz(text) as Date).toISOString();
+  return `${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+}
 
 export function createAppPool(url: string, opts: { max: number; statementTimeoutMs: number }): Pool {
   return createPool(url, {
@@ -21,10 +36,16 @@ export function createAppPool(url: string, opts: { max: number; statementTimeout
     statement_timeout: opts.statementTimeoutMs,
     idle_in_transaction_session_timeout: Math.max(opts.statementTimeoutMs * 2, 10_000),
     application_name: 'records',
+    // Timestamps come as UTC text, turned into the API's ISO strings without a Date (isoTimestamp).
+    options: '-c TimeZone=UTC',
     // Birth dates stay 'YYYY-MM-DD' strings: a JS Date would shift them by the process time zone.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === DATE_OID ? (value: string) => value : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === DATE_OID
+          ? (value: string) => value
+          : oid === TIMESTAMPTZ_OID
+            ? isoTimestamp
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
 }
@@ -41,7 +62,19 @@ const SET_TENANT = { name: 'records_set_tenant', text: "select set_config('app.t
  * bound (an UPDATE of whichever fields were given) stay unnamed.
  */
 function statement(text: string, values: unknown[], prepare: boolean): pg.QueryConfig {
-  return prepare ? { name: `r_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text, values } : { text, values };
+  return prepare ? { name: statementName(text), text, values } : { text, values };
+}
+
+// Names by text, so that a statement's text is hashed once rather than on every request (the texts
+// that are prepared come from a small, fixed set; the bound only guards against a mistake).
+const names = new Map<string, string>();
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `r_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    if (names.size < 1_000) names.set(text, name);
+  }
+  return name;
 }
 
 /** The only way handlers reach Postgres: bound to one tenant for its whole life. */
@@ -51,6 +84,20 @@ export interface TenantDb {
   one<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<R[]>;
   /** Several statements in one transaction (committed when `work` resolves, rolled back when it throws). */
   tx<T>(work: (q: Querier) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Runs `send` (which queues statements on a pipelined client) with the socket corked, so that BEGIN,
+ * the tenant, the statement and COMMIT leave in one write instead of four system calls.
+ */
+function inOneWrite<T>(client: PoolClient, send: () => T): T {
+  const socket = (client as PoolClient & { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
+  socket?.cork?.();
+  try {
+    return send();
+  } finally {
+    socket?.uncork?.();
+  }
 }
 
 async function settle(pending: Promise<unknown>[]): Promise<void> {
@@ -80,10 +127,16 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
     tenantId,
     one<R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) {
       return withClient(async (client) => {
-        const begin = client.query('begin');
-        const set = client.query({ ...SET_TENANT, values: [tenantId] });
-        const main = client.query<R>(statement(sql, params, opts.prepare ?? true));
-        const commit = client.query('commit');
+        const [begin, set, main, commit] = inOneWrite(
+          client,
+          () =>
+            [
+              client.query('begin'),
+              client.query({ ...SET_TENANT, values: [tenantId] }),
+              client.query<R>(statement(sql, params, opts.prepare ?? true)),
+              client.query('commit'),
+            ] as const,
+        );
         // The statement's own error is the interesting one; COMMIT after a failure is a ROLLBACK.
         await settle([begin, set, main, commit]).catch(async (err) => {
           await main.catch((mainErr: unknown) => {
@@ -96,7 +149,7 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
     },
     tx<T>(work: (q: Querier) => Promise<T>) {
       return withClient(async (client) => {
-        const opening = [client.query('begin'), client.query({ ...SET_TENANT, values: [tenantId] })];
+        const opening = inOneWrite(client, () => [client.query('begin'), client.query({ ...SET_TENANT, values: [tenantId] })]);
         opening.forEach((p) => p.catch(() => {}));
         const q: Querier = {
           query: async <R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) =>

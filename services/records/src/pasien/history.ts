@@ -19,7 +19,7 @@ export function pasienHistory({ db, actor }: TenantScope) {
   const auditInsert = auditInsertFor(actor);
   const toVersion = (r: Row): PasienVersion => ({
     pasien: versionToPasien(r.data as Row),
-    recordedAt: (r.recorded_at as Date).toISOString(),
+    recordedAt: r.recorded_at instanceof Date ? r.recorded_at.toISOString() : String(r.recorded_at),
   });
 
   return {

@@ -6,6 +6,7 @@ import type { Pasien } from './schema.ts';
 export type Row = Record<string, unknown>;
 
 const TIMESTAMPS = new Set(['createdAt', 'updatedAt', 'archivedAt']);
+const FIELDS = Object.keys(COLUMNS);
 
 /** The select list of every patient field, from the table aliased `alias`. */
 export const SELECT_PASIEN = (alias: string) =>
@@ -15,9 +16,10 @@ export const SELECT_PASIEN = (alias: string) =>
 
 export function toPasien(row: Row): Pasien {
   const out: Row = {};
-  for (const field of Object.keys(COLUMNS)) {
+  for (const field of FIELDS) {
     const value = row[field];
-    out[field] = TIMESTAMPS.has(field) && value instanceof Date ? value.toISOString() : value;
+    // The app pool answers timestamps as ISO strings already (db/db.ts); other pools give Dates.
+    out[field] = value instanceof Date && TIMESTAMPS.has(field) ? value.toISOString() : value;
   }
   return out as Pasien;
 }

@@ -1,7 +1,7 @@
 // Opaque keyset cursors. A cursor holds the sort key of the last row of a page (which can be part of
 // a patient's name), so it is sealed with AES-256-GCM: callers can neither read nor forge it, and it
 // is bound to the tenant and the listing it came from. Anything else is a 400, never a lookup.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
 import { FieldErrors } from './errors.ts';
 
@@ -13,7 +13,8 @@ export interface Cursors {
 }
 
 export function cursors(secret: string): Cursors {
-  const key = Buffer.from(hkdfSync('sha256', secret, 'simrs-records', 'list-cursor-v1', 32));
+  // A KeyObject, made once: a raw Buffer would be turned into one on every seal and open.
+  const key = createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'simrs-records', 'list-cursor-v1', 32)));
   return {
     seal(kind, tenantId, values) {
       const iv = randomBytes(12);

@@ -36,6 +36,17 @@ export function restRouteOf(method: string, pathname: string, prefix: string): s
 
 /** The procedures a tRPC path names (`pasien.list` or a batch `a,b`); unknown ones are `{unknown}`. */
 export function proceduresOf(pathname: string): string[] {
+  const seen = procedureCache.get(pathname);
+  if (seen) return seen;
+  const found = parseProcedures(pathname);
+  // Only paths naming known procedures are kept, so the cache is as small as the router.
+  if (!found.includes('{unknown}') && procedureCache.size < 1_000) procedureCache.set(pathname, found);
+  return found;
+}
+
+const procedureCache = new Map<string, string[]>();
+
+function parseProcedures(pathname: string): string[] {
   let raw: string;
   try {
     raw = decodeURIComponent(pathname.slice('/trpc/'.length));
@@ -56,8 +67,8 @@ export function observeCall(
 ): void {
   const started = performance.now();
   const procedures = call.surface === 'trpc' ? proceduresOf(call.pathname) : [];
-  // FHIR routes come labelled from the FHIR route table (fhir/routes.ts).
-  const restRoute = call.route ?? restRouteOf(req.method ?? 'GET', call.pathname, call.prefix);
+  // FHIR routes come labelled from the FHIR route table (fhir/routes.ts); tRPC calls need no REST route.
+  const restRoute = call.surface === 'trpc' ? '' : (call.route ?? restRouteOf(req.method ?? 'GET', call.pathname, call.prefix));
   const name = call.surface === 'trpc' ? procedures.join(',') : restRoute;
   const route = call.surface === 'trpc' ? `/trpc/${procedures.join(',')}` : restRoute.replace(/^[A-Z]+ /, '');
   annotateRequest(req, { name, route, attributes: call.surface === 'trpc' ? { 'rpc.system': 'trpc', 'rpc.method': name } : {} });

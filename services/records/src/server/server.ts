@@ -11,7 +11,7 @@ import type { Pool } from '@simrs/platform/db';
 import { serveHealth } from '@simrs/platform/health';
 import { annotateRequest } from '@simrs/platform/spans';
 import type { Checks } from '@simrs/platform/health';
-import { PRINCIPAL_HEADER, REQUEST_ID_HEADER, verifyPrincipal } from '@simrs/contracts/principal';
+import { PRINCIPAL_HEADER, REQUEST_ID_HEADER } from '@simrs/contracts/principal';
 import type { Principal } from '@simrs/contracts/principal';
 import type { Config } from '../config.ts';
 import { tenantDb } from '../db/index.ts';
@@ -22,13 +22,15 @@ import { sendError } from './http-error.ts';
 import { log } from './log.ts';
 import { observeCall } from './metrics.ts';
 import { createIntegrationHandler, docsPage, openApiDocument } from './openapi.ts';
+import { principalVerifier } from './principals.ts';
+import type { PrincipalVerifier } from './principals.ts';
 import { appRouter } from './router.ts';
 import type { Context } from './trpc.ts';
 
-async function principalOf(header: string | string[] | undefined, secret: string): Promise<Principal | undefined> {
+async function principalOf(header: string | string[] | undefined, verify: PrincipalVerifier): Promise<Principal | undefined> {
   if (typeof header !== 'string' || header === '') return undefined;
   try {
-    return await verifyPrincipal(header, secret);
+    return await verify(header);
   } catch {
     log.warn('rejected an invalid principal header');
     return undefined;
@@ -43,13 +45,14 @@ export interface RecordsDeps {
 export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
   const health = serveHealth(deps.checks);
   const cursors = makeCursors(config.PRINCIPAL_SECRET);
+  const verify = principalVerifier(config.PRINCIPAL_SECRET);
   const prefix = config.INTEGRATION_PREFIX;
   const doc = openApiDocument(prefix);
   const docJson = JSON.stringify(doc);
   const docsHtml = docsPage(doc, prefix);
 
   async function createContext(req: IncomingMessage): Promise<Context> {
-    const principal = await principalOf(req.headers[PRINCIPAL_HEADER], config.PRINCIPAL_SECRET);
+    const principal = await principalOf(req.headers[PRINCIPAL_HEADER], verify);
     const requestId = String(req.headers[REQUEST_ID_HEADER] ?? '') || randomUUID();
     const span = trace.getActiveSpan()?.spanContext();
     const traceId = span && isSpanContextValid(span) ? span.traceId : undefined;

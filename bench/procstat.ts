@@ -1,0 +1,47 @@
+// A process's own counters, read from /proc: CPU time (user + system) and resident memory. The bench
+// reads them for each service before and after a load run, so CPU per request is what the service
+// itself spent, not what the load generator or Postgres did. Linux only.
+import { readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
+
+/** User + system CPU seconds the process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start at "state" (field 3).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** Resident set size in MB. */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return Math.round(kb / 1024);
+}
+
+export interface Usage {
+  /** CPU seconds used during the run, per process name. */
+  cpu: Record<string, number>;
+  /** Highest RSS seen during the run, per process name (MB). */
+  peakRss: Record<string, number>;
+}
+
+/** Runs `work` while sampling the processes' RSS; returns their CPU used and peak RSS. */
+export async function measureUsage<T>(pids: Record<string, number>, work: () => Promise<T>): Promise<{ result: T; usage: Usage }> {
+  const names = Object.keys(pids);
+  const before = Object.fromEntries(names.map((n) => [n, cpuSeconds(pids[n]!)]));
+  const peakRss = Object.fromEntries(names.map((n) => [n, rssMb(pids[n]!)]));
+  const sample = () => {
+    for (const n of names) peakRss[n] = Math.max(peakRss[n]!, rssMb(pids[n]!));
+  };
+  const timer = setInterval(sample, 200);
+  try {
+    const result = await work();
+    sample();
+    const cpu = Object.fromEntries(names.map((n) => [n, cpuSeconds(pids[n]!) - before[n]!]));
+    return { result, usage: { cpu, peakRss } };
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -1,0 +1,55 @@
+// `node bench/profile-top.ts <file.cpuprofile> [n]`: where a service's CPU went under the bench's load
+// (run it with BENCH_PROFILE_DIR set; module loading is left out). Prints the top functions by self time and the top packages or
+// source files by self time, as shares of the busy (non-idle) samples.
+import { readFileSync } from 'node:fs';
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+
+const [file, n = '15'] = process.argv.slice(2);
+const profile = JSON.parse(readFileSync(file!, 'utf8')) as { nodes: Node[] };
+const IDLE = new Set(['(idle)', '(program)', '(garbage collector)']);
+const where = (url: string) => {
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (m) return m[1]!;
+  if (url.startsWith('node:')) return url;
+  return url.replace(/^file:\/\/.*?\/(gateway|services|packages)\//, '$1/') || '(native)';
+};
+// Module loading at start (and the loader-hooks thread) is not the hot path: those subtrees are left out.
+const parent = new Map<number, number>();
+for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+const loading = (node: Node): boolean => {
+  for (let at: Node | undefined = node; at; at = byId.get(parent.get(at.id) ?? -1)) {
+    if (/^node:internal\/modules\/|^node:internal\/bootstrap/.test(at.callFrame.url)) return true;
+  }
+  return false;
+};
+const bySelf = new Map<string, number>();
+const byPlace = new Map<string, number>();
+let busy = 0;
+let gc = 0;
+for (const node of profile.nodes) {
+  const hits = node.hitCount ?? 0;
+  const { functionName, url, lineNumber } = node.callFrame;
+  if (functionName === '(garbage collector)') gc += hits;
+  if (IDLE.has(functionName) && functionName !== '(garbage collector)') continue;
+  if (loading(node)) continue;
+  busy += hits;
+  const key = `${functionName || '(anonymous)'} ${where(url)}:${lineNumber + 1}`;
+  bySelf.set(key, (bySelf.get(key) ?? 0) + hits);
+  byPlace.set(where(url), (byPlace.get(where(url)) ?? 0) + hits);
+}
+const top = (m: Map<string, number>) =>
+  [...m.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(n))
+    .map(([k, v]) => `${((100 * v) / busy).toFixed(1).padStart(5)}%  ${k}`)
+    .join('\n');
+console.log(
+  `busy samples ${busy}, garbage collection ${((100 * gc) / busy).toFixed(1)}%\n\nby function (self):\n${top(bySelf)}\n\nby package / file (self):\n${top(byPlace)}`,
+);
