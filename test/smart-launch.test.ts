@@ -192,6 +192,19 @@ describe('SMART standalone launch with a patient picker', () => {
     assert.deepEqual(search.body.entry ?? [], [], 'a search finds nothing');
     assert.equal((await fhir(tokens.access_token, `Patient/${ids['Launch Satu']}`)).status, 404);
   });
+
+  test('no patient can be picked without the consent page: prompt=none and the device grant refuse launch/patient', async () => {
+    const flow = await codeFlow(app.config, world.redirectUri, SCOPE, { prompt: 'none' });
+    const { next } = await navigate(new Browserless(world.stack), flow.url.toString());
+    assert.equal(next?.searchParams.get('error'), 'interaction_required');
+    const device = await fetch(`${world.stack.gatewayUrl}/api/auth/device/code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: app.clientId, scope: SCOPE }),
+    });
+    assert.equal(device.status, 400);
+    assert.equal(((await device.json()) as Json).error, 'invalid_scope');
+  });
 });
 
 /** With `token`: Patient/<id> is read, any other patient is not found, and a search returns that one only. */
