@@ -51,6 +51,7 @@ test('plain words for the consent page, in English and Indonesian', () => {
   );
   assert.equal(describeSmartScope('patient/Patient.r', 'id'), 'Membaca data pasien: hanya satu pasien yang dipilih untuk aplikasi ini');
   assert.equal(describeSmartScope('openid'), undefined);
+  assert.equal(describeSmartScope('launch/patient'), 'Work with one patient you choose below');
 });
 
 test('a SMART scope stands under the seed scopes of its actions', () => {

@@ -96,12 +96,21 @@ export const SMART_SCOPES: readonly string[] = (() => {
 })();
 
 /**
- * The capabilities `/.well-known/smart-configuration` announces (SMART App Launch v2). Not
- * `permission-patient` nor `context-standalone-patient`: the authorization server has no patient
- * picker yet, so no token carries a launch patient and `patient/` scopes reach no record.
+ * `launch/patient` (SMART standalone launch): the user picks one patient on the consent page; every
+ * access token of that grant names it (PATIENT_CLAIM in ./oauth.ts) and the token response carries it
+ * as `patient`. It grants nothing by itself, so any client may ask for it.
+ */
+export const LAUNCH_PATIENT_SCOPE = 'launch/patient';
+
+/**
+ * The capabilities `/.well-known/smart-configuration` announces (SMART App Launch v2). Not `launch-ehr`
+ * nor `context-ehr-*` (no EHR launches apps here), `context-standalone-encounter` (Patient is the only
+ * resource) or `client-confidential-asymmetric` (private_key_jwt is not offered).
  */
 export const SMART_CAPABILITIES = [
   'launch-standalone',
+  'context-standalone-patient',
+  'permission-patient',
   'client-public',
   'client-confidential-symmetric',
   'sso-openid-connect',
@@ -134,8 +143,14 @@ const WORDS: Record<'en' | 'id', Record<PatientAction, string> & { user: string;
   },
 };
 
+const LAUNCH_WORDS = {
+  en: 'Work with one patient you choose below',
+  id: 'Bekerja dengan satu pasien yang Anda pilih di bawah',
+};
+
 /** A SMART scope in plain words for the consent page, or undefined for any other scope. */
 export function describeSmartScope(scope: string, locale: 'en' | 'id' = 'en'): string | undefined {
+  if (scope === LAUNCH_PATIENT_SCOPE) return LAUNCH_WORDS[locale];
   const parsed = parseSmartScope(scope);
   if (!parsed) return undefined;
   const w = WORDS[locale];

@@ -48,10 +48,10 @@ export function createGrants(deps: { keys: Keys; storage: IdentityStorage; revoc
 
   return {
     findRefresh,
+    originOf,
 
-    /** The claims every access token carries for revocation: its grant and its issue time in ms. */
-    async accessTokenClaims(ctx: AdapterCtx): Promise<Record<string, unknown>> {
-      const origin = await originOf(ctx);
+    /** The claims every access token carries for revocation: its grant (by its origin, originOf) and its issue time in ms. */
+    accessTokenClaims(origin: string | undefined): Record<string, unknown> {
       return { ...(origin ? { [GRANT_CLAIM]: grantIdOf(origin) } : {}), [ISSUED_AT_MS_CLAIM]: Date.now() };
     },
 

@@ -4,7 +4,8 @@
 // device codes swapped for their keyed hash, client authentication before any grant is looked up,
 // refresh-token reuse and a replayed code ending their grant (oauth/grants.ts), RFC 7009 revocation of
 // the grant reaching the gateway, ID tokens in the client's algorithm (oauth/id-tokens.ts), RP-initiated
-// logout to registered URIs only (oauth/logout.ts), and introspection and userinfo knowing what was revoked.
+// logout to registered URIs only (oauth/logout.ts), introspection and userinfo knowing what was revoked,
+// and the SMART launch patient chosen at consent (oauth/launch.ts).
 import type { BetterAuthPlugin } from 'better-auth';
 import { APIError, createAuthMiddleware, getSessionFromCtx } from 'better-auth/api';
 import { verifyJWT } from 'better-auth/plugins';
@@ -12,7 +13,8 @@ import type { JwtOptions } from 'better-auth/plugins';
 import { getOAuthProviderApi } from '@better-auth/oauth-provider';
 import type { OAuthOptions, Scope } from '@better-auth/oauth-provider';
 import type { Logger } from '@simrs/platform/logger';
-import { tokenFacts } from '@simrs/contracts/oauth';
+import { PATIENT_CLAIM, tokenFacts } from '@simrs/contracts/oauth';
+import { LAUNCH_PATIENT_SCOPE } from '@simrs/contracts/smart';
 import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
 import type { Keys } from '../keys/index.ts';
@@ -21,6 +23,8 @@ import { clientIp, limited } from '../signin/index.ts';
 import type { Ctx, Limits } from '../signin/index.ts';
 import type { Grants } from './grants.ts';
 import { idTokenAlgMetadata, requestedIdTokenAlg, resignIdToken } from './id-tokens.ts';
+import { asksForLaunchPatient, launchSchema } from './launch.ts';
+import type { Launch } from './launch.ts';
 import { logoutHooks } from './logout.ts';
 import { parMetadata, requestedParRequirement } from './par.ts';
 import type { Par } from './par.ts';
@@ -50,6 +54,7 @@ export interface OAuthState {
   deviceCodes: Handover<string>;
   grants: Grants;
   par: Par;
+  launch: Launch;
 }
 
 const returnedError = (ctx: Ctx) => {
@@ -91,7 +96,7 @@ function refuseUnofferedMetadata(body: unknown): void {
 
 export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
   const { config, keys, registrationTokens, oauthClients, revocations, log } = deps;
-  const { registrations, deviceCodes, grants, par } = state;
+  const { registrations, deviceCodes, grants, par, launch } = state;
   const audience = config.API_AUDIENCE;
   const issuer = `${config.PUBLIC_URL}/api/auth`;
 
@@ -170,6 +175,8 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
     if (!pushed.ok) throw refuse('invalid_request', pushed.description);
     if (typeof params.redirect_uri === 'string' && client && !client.redirectUris.includes(params.redirect_uri))
       throw refuse('invalid_redirect', 'redirect_uri does not match a registered redirect URI exactly');
+    const { refused } = launch.authorizeParams(params);
+    if (refused) throw refuse('interaction_required', refused);
     if (params.resource === undefined || params.resource === '') params.resource = audience;
   }
 
@@ -190,7 +197,8 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
         await ctx.context.adapter.update({
           model: 'deviceCode',
           where: [{ field: 'deviceCode', value: stored }],
-          update: { scope: client.scopes.join(' ') },
+          // The device page has no patient picker: a device grant has no launch patient.
+          update: { scope: client.scopes.filter((s) => s !== LAUNCH_PATIENT_SCOPE).join(' ') },
         });
     }
     if (!raw) throw oauthError('BAD_REQUEST', 'server_error', 'device code unavailable, try again');
@@ -214,7 +222,10 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
       throw oauthError('FORBIDDEN', 'access_denied', 'This device request comes from an application of another hospital.');
   }
 
-  /** Only a user of the client's hospital may allow it (the consent page offers only Deny otherwise). */
+  /**
+   * Only a user of the client's hospital may allow it (the consent page offers only Deny otherwise);
+   * a `launch/patient` request needs the chosen patient (launch.ts), kept once the code is issued.
+   */
   async function beforeConsent(ctx: Ctx): Promise<void> {
     const body = ctx.body as Record<string, unknown> | undefined;
     if (!isPlainObject(body) || body.accept !== true || typeof body.oauth_query !== 'string') return;
@@ -224,6 +235,13 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
     const client = await oauthClients.find(clientId);
     if (client && client.tenantId !== (session.user as Record<string, unknown>).tenantId)
       throw oauthError('FORBIDDEN', 'access_denied', 'This application belongs to another hospital.');
+    launch.chosenPatient(body);
+  }
+
+  async function afterConsent(ctx: Ctx): Promise<void> {
+    const body = ctx.body as Record<string, unknown> | undefined;
+    const patientId = isPlainObject(body) && body.accept === true ? launch.chosenPatient(body) : undefined;
+    if (patientId) await launch.remember(ctx, patientId);
   }
 
   /**
@@ -251,21 +269,26 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
     throw oauthError('BAD_REQUEST', 'invalid_grant', 'invalid refresh token');
   }
 
-  /** Tokens issued: their grant is remembered, and the ID token signed in the client's algorithm. */
+  /**
+   * Tokens issued: their grant is remembered, the launch patient named as SMART's token response
+   * names it (`patient`), and the ID token signed in the client's algorithm.
+   */
   async function afterToken(ctx: Ctx) {
-    const answer = returnedError(ctx);
-    if (!answer || typeof answer.access_token !== 'string') return;
-    await grants.afterIssued(ctx, typeof answer.refresh_token === 'string' ? answer.refresh_token : undefined);
-    if (typeof answer.id_token !== 'string') return;
+    const issued = returnedError(ctx);
+    if (!issued || typeof issued.access_token !== 'string') return;
+    await grants.afterIssued(ctx, typeof issued.refresh_token === 'string' ? issued.refresh_token : undefined);
+    const patient = decodePayload(issued.access_token)?.[PATIENT_CLAIM];
+    const answer = typeof patient === 'string' ? { ...issued, patient } : issued;
+    if (typeof answer.id_token !== 'string') return answer === issued ? undefined : ctx.json(answer);
     // The ID token's audience is the client it was issued to.
     const audience = decodePayload(answer.id_token)?.aud;
     const client = typeof audience === 'string' ? await oauthClients.find(audience) : undefined;
     const alg = client?.idTokenAlg ?? 'RS256';
-    if (alg === 'RS256') return;
+    if (alg === 'RS256') return answer === issued ? undefined : ctx.json(answer);
     const jwtOptions = (ctx.context as unknown as { getPlugin(id: string): { options?: JwtOptions } | undefined }).getPlugin(
       'jwt',
     )?.options;
-    const idToken = await resignIdToken(ctx as never, jwtOptions, answer.id_token, answer.access_token, alg);
+    const idToken = await resignIdToken(ctx as never, jwtOptions, answer.id_token, issued.access_token, alg);
     return ctx.json({ ...answer, id_token: idToken });
   }
 
@@ -331,6 +354,7 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
 
   return {
     id: 'simrs-oauth',
+    schema: launchSchema,
     hooks: {
       before: [
         { matcher: matches('/oauth2/register'), handler: createAuthMiddleware(beforeRegister) },
@@ -352,6 +376,8 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
             if (!isPlainObject(ctx.body) || typeof ctx.body.client_id !== 'string' || !ctx.body.client_id)
               throw oauthError('BAD_REQUEST', 'invalid_request', 'client_id is required');
             if (ctx.body.resource === undefined || ctx.body.resource === '') ctx.body.resource = audience;
+            if (asksForLaunchPatient(ctx.body.scope))
+              throw oauthError('BAD_REQUEST', 'invalid_scope', 'launch/patient needs the consent page: not offered to devices');
           }),
         },
       ],
@@ -360,6 +386,7 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
         { matcher: matches('/device/code'), handler: createAuthMiddleware(afterDeviceCode) },
         { matcher: matches('/oauth2/introspect'), handler: createAuthMiddleware(afterIntrospect) },
         { matcher: matches('/oauth2/token'), handler: createAuthMiddleware(afterToken) },
+        { matcher: matches('/oauth2/consent'), handler: createAuthMiddleware(afterConsent) },
         ...logout.after,
       ],
     },

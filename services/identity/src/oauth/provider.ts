@@ -12,20 +12,30 @@
 // - ID tokens in RS256 unless the client registered another algorithm (id-tokens.ts);
 // - guessing device user codes is rate limited per IP and per user.
 import type { OAuthProviderExtension } from '@better-auth/oauth-provider';
-import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
+import { PATIENT_CLAIM, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
-import { SMART_SCOPES } from '@simrs/contracts/smart';
+import { LAUNCH_PATIENT_SCOPE, SMART_SCOPES } from '@simrs/contracts/smart';
 import { PAGES } from '../pages/index.ts';
 import { createGrants } from './grants.ts';
 import { oauthPlugin, providerOptions } from './hooks.ts';
+import { createLaunch } from './launch.ts';
 import { createPar } from './par.ts';
 import type { OAuthDeps } from './hooks.ts';
 import { CLIENT_BASE_SCOPES } from './registration-tokens.ts';
 import type { RegistrationGrant } from './registration-tokens.ts';
 import { Handover, hashOAuthToken, oauthError } from './tokens.ts';
 
-/** The seed's scopes, then SMART App Launch v2 scopes for the FHIR Patient API (@simrs/contracts/smart). */
-export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'offline_access', SCOPE_READ, SCOPE_WRITE, ...SMART_SCOPES];
+/** The seed's scopes, then SMART App Launch v2 scopes for the FHIR Patient API and its launch context (@simrs/contracts/smart). */
+export const OAUTH_SCOPES = [
+  'openid',
+  'profile',
+  'email',
+  'offline_access',
+  SCOPE_READ,
+  SCOPE_WRITE,
+  ...SMART_SCOPES,
+  LAUNCH_PATIENT_SCOPE,
+];
 
 /** The SIMRS rules for the OAuth provider; `state` is shared with the hooks of `oauthPlugin`. */
 export function createOAuth(deps: OAuthDeps) {
@@ -42,18 +52,27 @@ export function createOAuth(deps: OAuthDeps) {
     revocations: deps.revocations,
     accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
   });
+  const launch = createLaunch({ keys, grantTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS });
 
   const claimsExtension: OAuthProviderExtension = {
     claims: {
       // Every access token names the user's tenant and role; none is issued to a deactivated user or
-      // for a client of another tenant (this covers the code, refresh and device grants alike).
-      async accessToken({ ctx, user, client }) {
+      // for a client of another tenant (this covers the code, refresh and device grants alike). A
+      // grant with `launch/patient` names its launch patient too (launch.ts).
+      async accessToken({ ctx, user, client, scopes }) {
         if (!user) throw oauthError('BAD_REQUEST', 'unauthorized_client', 'tokens are issued for users only');
         const u = user as Record<string, unknown>;
         if (u.active !== true) throw oauthError('BAD_REQUEST', 'invalid_grant', 'the account is deactivated');
         if (!client.referenceId || client.referenceId !== u.tenantId)
           throw oauthError('BAD_REQUEST', 'invalid_grant', "the client does not belong to the user's hospital");
-        return { [TENANT_CLAIM]: u.tenantId, [ROLE_CLAIM]: u.role, ...(await grants.accessTokenClaims(ctx as never)) };
+        const origin = await grants.originOf(ctx as never);
+        const patientId = await launch.patientOf(ctx as never, origin, scopes);
+        return {
+          [TENANT_CLAIM]: u.tenantId,
+          [ROLE_CLAIM]: u.role,
+          ...(patientId ? { [PATIENT_CLAIM]: patientId } : {}),
+          ...grants.accessTokenClaims(origin),
+        };
       },
       async idToken({ user }) {
         const u = (user ?? {}) as Record<string, unknown>;
@@ -72,7 +91,7 @@ export function createOAuth(deps: OAuthDeps) {
     clientRegistrationDefaultScopes: [...CLIENT_BASE_SCOPES],
     // Beyond the defaults a registration may name simrs:write and SMART scopes; the registration token
     // (or the administrator's session) decides which of them (hooks.ts, registration-tokens.ts).
-    clientRegistrationAllowedScopes: [SCOPE_WRITE, ...SMART_SCOPES],
+    clientRegistrationAllowedScopes: [SCOPE_WRITE, ...SMART_SCOPES, LAUNCH_PATIENT_SCOPE],
     allowDynamicClientRegistration: true,
     allowUnauthenticatedClientRegistration: false,
     validateInitialAccessToken: ({ initialAccessToken }: { initialAccessToken: string }) => {
@@ -111,6 +130,7 @@ export function createOAuth(deps: OAuthDeps) {
         'email_verified',
         TENANT_CLAIM,
         ROLE_CLAIM,
+        PATIENT_CLAIM,
       ],
     },
     rateLimit: {
@@ -139,7 +159,7 @@ export function createOAuth(deps: OAuthDeps) {
   return {
     providerOptions: providerOptionsInput,
     deviceOptions,
-    plugin: oauthPlugin(deps, { registrations, deviceCodes, grants, par }),
+    plugin: oauthPlugin(deps, { registrations, deviceCodes, grants, par, launch }),
     parPlugin: par.plugin,
   };
 }

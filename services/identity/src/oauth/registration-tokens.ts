@@ -5,7 +5,7 @@
 // Stored through the keyed-hash storage, so Redis holds neither the token nor who issued it.
 import { randomBytes } from 'node:crypto';
 import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
-import { seedScopesOf } from '@simrs/contracts/smart';
+import { LAUNCH_PATIENT_SCOPE, seedScopesOf } from '@simrs/contracts/smart';
 import type { IdentityStorage } from '../sessions/index.ts';
 
 /** What every registered client may ask for; `simrs:write` only when an administrator allows it. */
@@ -36,11 +36,12 @@ export function grantScopes(allowWrite: boolean): string[] {
 }
 
 /**
- * Whether a grant lets a client register `scope`: the grant's own scopes, and the SMART scopes whose
- * actions stand under them (`user/Patient.rs` with simrs:read; `user/Patient.cruds` needs simrs:write).
+ * Whether a grant lets a client register `scope`: the grant's own scopes, the SMART scopes whose
+ * actions stand under them (`user/Patient.rs` with simrs:read; `user/Patient.cruds` needs simrs:write),
+ * and `launch/patient`, which grants nothing by itself.
  */
 export function grantAllows(granted: readonly string[], scope: string): boolean {
-  return granted.includes(scope) || seedScopesOf(scope).every((s) => s !== scope && granted.includes(s));
+  return granted.includes(scope) || scope === LAUNCH_PATIENT_SCOPE || seedScopesOf(scope).every((s) => s !== scope && granted.includes(s));
 }
 
 export function createRegistrationTokens(storage: IdentityStorage, defaultTtlSeconds: number) {

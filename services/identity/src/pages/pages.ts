@@ -25,6 +25,7 @@ const ASSETS: Record<string, string> = {
   'account.js': 'text/javascript; charset=utf-8',
   'api.js': 'text/javascript; charset=utf-8',
   'consent.js': 'text/javascript; charset=utf-8',
+  'patient-picker.js': 'text/javascript; charset=utf-8',
   'device.js': 'text/javascript; charset=utf-8',
 };
 const assetDir = new URL('./assets/', import.meta.url);

@@ -2,7 +2,7 @@
 // interactions, search parameters and sorts implemented) and SMART App Launch's
 // `.well-known/smart-configuration` (where the authorization server is, what it accepts). Both public.
 import { API_SCOPES, AUTH_BASE_PATH, JWKS_PATH } from '@simrs/contracts/oauth';
-import { SMART_CAPABILITIES, SMART_SCOPES } from '@simrs/contracts/smart';
+import { LAUNCH_PATIENT_SCOPE, SMART_CAPABILITIES, SMART_SCOPES } from '@simrs/contracts/smart';
 import { MAX_COUNT, SEARCH_PARAMS, SORTS } from './params.ts';
 
 const DEFINITIONS: Record<string, string> = {
@@ -65,7 +65,7 @@ export function capabilityStatement(base: string): Record<string, unknown> {
           cors: true,
           service: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/restful-security-service', code: 'SMART-on-FHIR' }] }],
           description:
-            'OAuth 2.0 bearer tokens from the SIMRS authorization server (see .well-known/smart-configuration), or the SIMRS session cookie from allow-listed origins. Scopes: simrs:read (read, search) and simrs:write (create, update, delete), or SMART v2 user/Patient.cruds scopes; the role decides as well.',
+            'OAuth 2.0 bearer tokens from the SIMRS authorization server (see .well-known/smart-configuration), or the SIMRS session cookie from allow-listed origins. Scopes: simrs:read (read, search) and simrs:write (create, update, delete), or SMART v2 user/Patient.cruds scopes, and patient/Patient.cruds scopes for the patient chosen at a standalone launch (launch/patient); the role decides as well.',
         },
         resource: [
           {
@@ -104,7 +104,7 @@ export function smartConfiguration(base: string): Record<string, unknown> {
     token_endpoint: oauth.token,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     registration_endpoint: oauth.register,
-    scopes_supported: ['openid', 'profile', 'email', 'offline_access', ...API_SCOPES, ...SMART_SCOPES],
+    scopes_supported: ['openid', 'profile', 'email', 'offline_access', ...API_SCOPES, ...SMART_SCOPES, LAUNCH_PATIENT_SCOPE],
     response_types_supported: ['code'],
     introspection_endpoint: oauth.introspect,
     revocation_endpoint: oauth.revoke,

@@ -57,6 +57,7 @@ describe('FHIR R4 Patient', () => {
     assert.equal(smart.status, 200);
     assert.match(smart.body.authorization_endpoint, /\/api\/auth\/oauth2\/authorize$/);
     assert.ok(smart.body.capabilities.includes('launch-standalone') && smart.body.capabilities.includes('permission-v2'));
+    assert.ok(smart.body.capabilities.includes('context-standalone-patient') && smart.body.scopes_supported.includes('launch/patient'));
     assert.ok(smart.body.scopes_supported.includes('user/Patient.cruds') && smart.body.scopes_supported.includes('patient/Patient.rs'));
     assert.ok(smart.body.code_challenge_methods_supported.includes('S256'));
   });
