@@ -13,8 +13,8 @@ import { testServerUrl } from '@simrs/platform/testing';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
-import { seedTenant } from '../services/records/src/seed.ts';
-import { syntheticPasien } from '../services/records/src/synth.ts';
+import { seedTenant } from '../services/records/src/db/seed.ts';
+import { syntheticPasien } from '../services/records/src/pasien/synth.ts';
 import { Browserless, codeFlow, authorizeWithFetch, issueRegistrationToken, registerClient } from '../test/support/oauth.ts';
 import type { RegisteredClient } from '../test/support/oauth.ts';
 import { startSmtpPeer } from '@simrs/platform/smtp-peer';
@@ -38,7 +38,13 @@ function row(name: string, r: LoadResult): Row {
 }
 
 /** Refresh-token grants from the authorization code flow (one family each), for `REFRESH_FAMILIES` workers. */
-async function refreshFamilies(stack: Stack, smtp: Awaited<ReturnType<typeof startSmtpPeer>>, app: RegisteredClient, browser: Browserless, count: number): Promise<string[]> {
+async function refreshFamilies(
+  stack: Stack,
+  smtp: Awaited<ReturnType<typeof startSmtpPeer>>,
+  app: RegisteredClient,
+  browser: Browserless,
+  count: number,
+): Promise<string[]> {
   const redirectUri = (app.metadata.redirect_uris as string[])[0]!;
   const tokens: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -81,7 +87,12 @@ async function refreshLoad(stack: Stack, app: RegisteredClient, families: string
             method: 'POST',
             path: '/api/auth/oauth2/token',
             headers: { 'content-type': 'application/x-www-form-urlencoded' },
-            body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: app.clientId, client_secret: app.clientSecret! }).toString(),
+            body: new URLSearchParams({
+              grant_type: 'refresh_token',
+              refresh_token: refreshToken,
+              client_id: app.clientId,
+              client_secret: app.clientSecret!,
+            }).toString(),
           });
           const body = (await res.body.json()) as { refresh_token?: string };
           if (res.statusCode !== 200 || !body.refresh_token) {
@@ -100,7 +111,14 @@ async function refreshLoad(stack: Stack, app: RegisteredClient, families: string
   );
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, errors, rps: latencies.length / seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99) };
+  return {
+    requests: latencies.length,
+    errors,
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+  };
 }
 
 export async function benchGateway(): Promise<Row[]> {
@@ -125,7 +143,12 @@ export async function benchGateway(): Promise<Row[]> {
     ]);
     const owner = new pg.Client({ connectionString: stack.databases.records });
     await owner.connect();
-    await seedTenant(owner, TENANT, Array.from({ length: 300 }, (_, i) => syntheticPasien(7, i)), 'bench');
+    await seedTenant(
+      owner,
+      TENANT,
+      Array.from({ length: 300 }, (_, i) => syntheticPasien(7, i)),
+      'bench',
+    );
     await owner.end();
 
     const app = await registerClient(stack, await issueRegistrationToken(stack, `admin@${TENANT}.test`), {
@@ -139,11 +162,20 @@ export async function benchGateway(): Promise<Row[]> {
     const tokenRes = await fetch(`${stack.gatewayUrl}/api/auth/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: families.pop()!, client_id: app.clientId, client_secret: app.clientSecret! }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: families.pop()!,
+        client_id: app.clientId,
+        client_secret: app.clientSecret!,
+      }),
     });
     const { access_token: accessToken } = (await tokenRes.json()) as { access_token: string };
     const doctorId = ((await (await browser.fetch('/api/auth/get-session')).json()) as { user: { id: string } }).user.id;
-    const principal = await signPrincipal({ userId: doctorId, tenantId: TENANT, role: 'doctor', scopes: ['simrs:read', 'simrs:write'] }, stack.secrets.principal, 600);
+    const principal = await signPrincipal(
+      { userId: doctorId, tenantId: TENANT, role: 'doctor', scopes: ['simrs:read', 'simrs:write'] },
+      stack.secrets.principal,
+      600,
+    );
 
     const options = { connections: CONNECTIONS, durationMs: SECONDS * 1000, warmupMs: 1000 };
     const paths = {
@@ -166,8 +198,20 @@ export async function benchGateway(): Promise<Row[]> {
       row('pasien.list straight to records (signed principal)', direct),
       row('pasien.list via gateway, bearer token', bearer),
       row('pasien.list via gateway, session cookie', cookie),
-      { name: `ratio gateway(bearer)/direct (target >= 0.75): ${verdict(gatewayRatio >= 0.75)}`, 'req/s': round(gatewayRatio), p50_ms: '', p99_ms: '', errors: '' },
-      { name: `ratio cookie/bearer (target >= 0.9): ${verdict(cookieRatio >= 0.9)}`, 'req/s': round(cookieRatio), p50_ms: '', p99_ms: '', errors: '' },
+      {
+        name: `ratio gateway(bearer)/direct (target >= 0.75): ${verdict(gatewayRatio >= 0.75)}`,
+        'req/s': round(gatewayRatio),
+        p50_ms: '',
+        p99_ms: '',
+        errors: '',
+      },
+      {
+        name: `ratio cookie/bearer (target >= 0.9): ${verdict(cookieRatio >= 0.9)}`,
+        'req/s': round(cookieRatio),
+        p50_ms: '',
+        p99_ms: '',
+        errors: '',
+      },
       { ...row(`token endpoint refreshes, ${families.length} families (target >= 300/s): ${verdict(refresh.rps >= 300)}`, refresh) },
     ];
   } finally {

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
-import { FAMILY, FEMALE, MALE, PLACES } from '../services/records/src/synth.ts';
+import { FAMILY, FEMALE, MALE, PLACES } from '../services/records/src/pasien/synth.ts';
 
 export interface Row {
   name: string;
@@ -140,7 +140,11 @@ async function provision(size: number, cleanup: (() => Promise<unknown>)[]): Pro
     await owner.end();
   }
   const loadSeconds = Math.round((performance.now() - t0) / 100) / 10;
-  const principal = await signPrincipal({ userId: 'bench', tenantId: TENANT, role: 'doctor', scopes: ['simrs:read', 'simrs:write'] }, secret, 3600);
+  const principal = await signPrincipal(
+    { userId: 'bench', tenantId: TENANT, role: 'doctor', scopes: ['simrs:read', 'simrs:write'] },
+    secret,
+    3600,
+  );
   return { size, url, principal, loadSeconds };
 }
 
@@ -157,7 +161,14 @@ export async function benchRecords(): Promise<Row[]> {
     for (const c of cases) {
       const [small, large] = await measure(targets, c.input);
       for (const [k, f] of [small!, large!].entries()) {
-        rows.push({ name: `pasien.list ${c.label}`, patients: targets[k]!.size, p50_ms: f.p50, p95_ms: f.p95, page_rows: f.rows, load_s: targets[k]!.loadSeconds });
+        rows.push({
+          name: `pasien.list ${c.label}`,
+          patients: targets[k]!.size,
+          p50_ms: f.p50,
+          p95_ms: f.p95,
+          page_rows: f.rows,
+          load_s: targets[k]!.loadSeconds,
+        });
       }
       ratios.push({
         name: `pasien.list ${c.label}: ${LARGE / 1000}k vs ${SMALL / 1000}k (target <= 1.5)`,

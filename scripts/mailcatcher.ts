@@ -118,7 +118,11 @@ const http = createServer((req, res) => {
   );
 });
 
-function listen(server: { listen(port: number, host: string, cb: () => void): unknown; once(e: 'error', cb: (err: Error) => void): unknown }, port: number, what: string) {
+function listen(
+  server: { listen(port: number, host: string, cb: () => void): unknown; once(e: 'error', cb: (err: Error) => void): unknown },
+  port: number,
+  what: string,
+) {
   return new Promise<void>((resolve) => {
     server.once('error', (err: Error) => {
       console.error(`mailcatcher: cannot listen for ${what} on ${host}:${port}: ${err.message}`);

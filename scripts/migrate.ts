@@ -12,12 +12,20 @@ const env = loadConfig(z.object({ DATABASE_URL: urlWith('postgres', 'postgresql'
 
 function run(workspace: string, vars: Record<string, string>): Promise<void> {
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, ['src/db/migrate.ts'], { cwd: resolve(repoRoot, workspace), env: { ...process.env, ...vars }, stdio: 'inherit' });
+    const child = spawn(process.execPath, ['src/db/migrate.ts'], {
+      cwd: resolve(repoRoot, workspace),
+      env: { ...process.env, ...vars },
+      stdio: 'inherit',
+    });
     child.once('exit', (code) => (code === 0 ? ok() : fail(new Error(`${workspace}: migration exited ${code}`))));
   });
 }
 
-const urls = { identity: databaseUrl(env.DATABASE_URL, 'identity'), records: databaseUrl(env.DATABASE_URL, 'records'), notifier: databaseUrl(env.DATABASE_URL, 'notifier') };
+const urls = {
+  identity: databaseUrl(env.DATABASE_URL, 'identity'),
+  records: databaseUrl(env.DATABASE_URL, 'records'),
+  notifier: databaseUrl(env.DATABASE_URL, 'notifier'),
+};
 try {
   for (const url of Object.values(urls)) await ensureDatabase(url);
   await run('services/identity', { DATABASE_URL: urls.identity });

@@ -84,7 +84,15 @@ try {
     publicUrl,
     secrets: localSecrets(),
     corsAllowedOrigins: (env.CORS_ALLOWED_ORIGINS ?? '').split(',').filter(Boolean),
-    ports: { gateway: env.GATEWAY_PORT, gatewayOps: 8081, identityHttp: 4001, identityGrpc: 50051, records: 4002, notifierHttp: 4003, notifierGrpc: 50052 },
+    ports: {
+      gateway: env.GATEWAY_PORT,
+      gatewayOps: 8081,
+      identityHttp: 4001,
+      identityGrpc: 50051,
+      records: 4002,
+      notifierHttp: 4003,
+      notifierGrpc: 50052,
+    },
     env: { all: { HOST: '127.0.0.1', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' } },
   });
   cleanups.push(() => stack.stop());

@@ -29,7 +29,16 @@ if (!env.REDIS_URL) {
 
 // Files given on the command line run alone (npm test -- gateway/src/gateway.int.test.ts).
 const files = process.argv.slice(2);
-const patterns = files.length > 0 ? files : ['packages/*/src/**/*.test.ts', 'proto/src/**/*.test.ts', 'gateway/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'test/**/*.test.ts'];
+const patterns =
+  files.length > 0
+    ? files
+    : [
+        'packages/*/src/**/*.test.ts',
+        'proto/src/**/*.test.ts',
+        'gateway/src/**/*.test.ts',
+        'services/*/src/**/*.test.ts',
+        'test/**/*.test.ts',
+      ];
 const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=300000', ...patterns], {
   cwd: repoRoot,
   env,

@@ -36,7 +36,17 @@ before(async () => {
     { email: 'passkey@rs-auth.test', tenant: 'rs-auth', role: 'doctor' },
     { email: 'redirect@rs-auth.test', tenant: 'rs-auth', role: 'doctor' },
   ]);
-  for (const e of ['redirect@rs-auth.test', 'admin@rs-auth.test', 'dokter@rs-auth.test', 'bidan@rs-auth.test', 'apoteker@rs-auth.test', 'perawat@rs-auth.test', 'passkey@rs-auth.test', 'baru@rs-auth.test']) secrets.emails.add(e);
+  for (const e of [
+    'redirect@rs-auth.test',
+    'admin@rs-auth.test',
+    'dokter@rs-auth.test',
+    'bidan@rs-auth.test',
+    'apoteker@rs-auth.test',
+    'perawat@rs-auth.test',
+    'passkey@rs-auth.test',
+    'baru@rs-auth.test',
+  ])
+    secrets.emails.add(e);
 });
 
 after(async () => {
@@ -122,7 +132,7 @@ describe('sessions through the gateway', () => {
     assert.equal(sessionCookie(reused.headers.getSetCookie()), undefined, 'the link works once');
   });
 
-  test("deactivating a user ends their sessions at the gateway at once", async () => {
+  test('deactivating a user ends their sessions at the gateway at once', async () => {
     const doctor = await signIn('apoteker@rs-auth.test');
     assert.equal(await listPatients(doctor), 200);
     const admin = await signIn('admin@rs-auth.test');

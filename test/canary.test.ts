@@ -88,9 +88,17 @@ describe('canary', () => {
 
     // A wrong code first (a failure path), then the real sign-in by e-mail code.
     const first = smtp.messages.length;
-    await fetch(`${gw}/api/auth/email-otp/send-verification-otp`, { method: 'POST', headers: json, body: JSON.stringify({ email: EMAIL, type: 'sign-in' }) });
+    await fetch(`${gw}/api/auth/email-otp/send-verification-otp`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: EMAIL, type: 'sign-in' }),
+    });
     await smtp.waitForMail(EMAIL, first);
-    const wrong = await fetch(`${gw}/api/auth/sign-in/email-otp`, { method: 'POST', headers: json, body: JSON.stringify({ email: EMAIL, otp: '000000' }) });
+    const wrong = await fetch(`${gw}/api/auth/sign-in/email-otp`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: EMAIL, otp: '000000' }),
+    });
     assert.notEqual(wrong.status, 200);
     const { cookie, otp } = await signInWithOtp(stack, smtp, EMAIL);
     canary('OTP', otp);
@@ -100,7 +108,11 @@ describe('canary', () => {
 
     // Sign-in by magic link, with the token in the query string.
     const since = smtp.messages.length;
-    const sent = await fetch(`${gw}/api/auth/sign-in/magic-link`, { method: 'POST', headers: json, body: JSON.stringify({ email: LINK_EMAIL }) });
+    const sent = await fetch(`${gw}/api/auth/sign-in/magic-link`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: LINK_EMAIL }),
+    });
     assert.equal(sent.status, 200);
     const mail = await smtp.waitForMail(LINK_EMAIL, since, (m) => /magic-link\/verify/.test(m.text));
     const link = new URL(/https?:\/\/\S+magic-link\/verify\S+/.exec(mail.text)![0]);
@@ -115,7 +127,11 @@ describe('canary', () => {
     // Session calls.
     const withCookie = { ...json, cookie };
     assert.equal((await fetch(`${gw}/api/auth/get-session`, { headers: withCookie })).status, 200);
-    const props = await fetch(`${gw}/api/auth/update-session`, { method: 'POST', headers: withCookie, body: JSON.stringify({ catatan: NAMA }) });
+    const props = await fetch(`${gw}/api/auth/update-session`, {
+      method: 'POST',
+      headers: withCookie,
+      body: JSON.stringify({ catatan: NAMA }),
+    });
     assert.equal(props.status, 200);
 
     // Patients over tRPC: create (body), list and search (query string), get, update, bad input.
@@ -140,17 +156,37 @@ describe('canary', () => {
     const duplicate = await fetch(`${gw}/trpc/pasien.create`, {
       method: 'POST',
       headers: withCookie,
-      body: JSON.stringify({ nik: NIK, nama: NAMA, tempatLahir: 'Bandung', tanggalLahir: '1991-07-23', jenisKelamin: 'L', alamat: 'x', kotaKabupaten: 'x', provinsi: 'x' }),
+      body: JSON.stringify({
+        nik: NIK,
+        nama: NAMA,
+        tempatLahir: 'Bandung',
+        tanggalLahir: '1991-07-23',
+        jenisKelamin: 'L',
+        alamat: 'x',
+        kotaKabupaten: 'x',
+        provinsi: 'x',
+      }),
     });
     assert.equal(duplicate.status, 409, 'the same NIK twice is a conflict (an error path)');
     for (const input of [{ q: 'Zwqetyaputra' }, { nik: NIK }, { q: NAMA }]) {
       const res = await fetch(`${gw}/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: withCookie });
       assert.equal(res.status, 200, await res.text());
     }
-    assert.equal((await fetch(`${gw}/trpc/pasien.get?input=${encodeURIComponent(JSON.stringify({ id }))}`, { headers: withCookie })).status, 200);
-    const update = await fetch(`${gw}/trpc/pasien.update`, { method: 'POST', headers: withCookie, body: JSON.stringify({ id, namaIbu: `${NAMA_IBU} Baru` }) });
+    assert.equal(
+      (await fetch(`${gw}/trpc/pasien.get?input=${encodeURIComponent(JSON.stringify({ id }))}`, { headers: withCookie })).status,
+      200,
+    );
+    const update = await fetch(`${gw}/trpc/pasien.update`, {
+      method: 'POST',
+      headers: withCookie,
+      body: JSON.stringify({ id, namaIbu: `${NAMA_IBU} Baru` }),
+    });
     assert.equal(update.status, 200, await update.text());
-    const bad = await fetch(`${gw}/trpc/pasien.create`, { method: 'POST', headers: withCookie, body: JSON.stringify({ nik: `${NIK}9`, nama: NAMA }) });
+    const bad = await fetch(`${gw}/trpc/pasien.create`, {
+      method: 'POST',
+      headers: withCookie,
+      body: JSON.stringify({ nik: `${NIK}9`, nama: NAMA }),
+    });
     assert.equal(bad.status, 400);
 
     // The same over REST, with the NIK in the query string and the id in the path.
@@ -160,12 +196,25 @@ describe('canary', () => {
 
     // Refused credentials: a bearer token that is not one, a forged principal, a signed principal sent
     // straight to records (which accepts it: records trusts only the signature).
-    const principal = await signPrincipal({ userId: 'u-canary', tenantId: 'rs-canary', role: 'doctor', scopes: ['simrs:read'] }, stack.secrets.principal);
+    const principal = await signPrincipal(
+      { userId: 'u-canary', tenantId: 'rs-canary', role: 'doctor', scopes: ['simrs:read'] },
+      stack.secrets.principal,
+    );
     canary('signed principal', principal);
     assert.equal((await fetch(`${gw}/trpc/pasien.list`, { headers: { authorization: `Bearer ${BEARER}` } })).status, 401);
     assert.equal((await fetch(`${gw}/trpc/pasien.list`, { headers: { 'x-simrs-principal': principal } })).status, 401);
-    assert.equal((await fetch(`${stack.urls.records}/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify({ nik: NIK }))}`, { headers: { 'x-simrs-principal': principal } })).status, 200);
-    assert.equal((await fetch(`${stack.urls.records}/trpc/pasien.list`, { headers: { 'x-simrs-principal': `${principal}x` } })).status, 401);
+    assert.equal(
+      (
+        await fetch(`${stack.urls.records}/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify({ nik: NIK }))}`, {
+          headers: { 'x-simrs-principal': principal },
+        })
+      ).status,
+      200,
+    );
+    assert.equal(
+      (await fetch(`${stack.urls.records}/trpc/pasien.list`, { headers: { 'x-simrs-principal': `${principal}x` } })).status,
+      401,
+    );
 
     // An integration: registration with an initial access token, the code flow with PKCE, API calls with
     // the access token (tRPC and REST), a refresh, and revocation of both tokens.
@@ -183,7 +232,10 @@ describe('canary', () => {
     canary('refresh token', tokens.refresh_token!);
     if (tokens.id_token) canary('id token', tokens.id_token);
     const bearer = { authorization: `Bearer ${tokens.access_token}` };
-    assert.equal((await fetch(`${gw}/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify({ nik: NIK }))}`, { headers: bearer })).status, 200);
+    assert.equal(
+      (await fetch(`${gw}/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify({ nik: NIK }))}`, { headers: bearer })).status,
+      200,
+    );
     assert.equal((await fetch(`${gw}/api/v1/pasien/${id}`, { headers: bearer })).status, 200);
     const refreshed = await oidc.refreshTokenGrant(app.config, tokens.refresh_token!);
     canary('refreshed access token', refreshed.access_token);
@@ -202,7 +254,8 @@ describe('canary', () => {
     assert.deepEqual(leaks(`{"nik":"${NIK}"}`), ['NIK']);
     const problems: string[] = [];
     for (const service of Object.values(stack.services)) {
-      for (const line of service.lines) for (const label of leaks(line)) problems.push(`${service.name} log: ${label}: ${line.slice(0, 300)}`);
+      for (const line of service.lines)
+        for (const label of leaks(line)) problems.push(`${service.name} log: ${label}: ${line.slice(0, 300)}`);
     }
     assert.ok(otlp.spans.length > 50, `spans were exported (${otlp.spans.length})`);
     for (const span of otlp.spans) {
@@ -220,6 +273,9 @@ describe('canary', () => {
     assert.deepEqual(problems.slice(0, 20), [], `${problems.length} leaks`);
     // The lines that must exist do: one request line per gateway request, with the procedure as route.
     const requestLines = stack.services.gateway.lines.filter((l) => l.includes('"msg":"request"'));
-    assert.ok(requestLines.some((l) => l.includes('"route":"/trpc/pasien.list"')), 'request lines name the procedure');
+    assert.ok(
+      requestLines.some((l) => l.includes('"route":"/trpc/pasien.list"')),
+      'request lines name the procedure',
+    );
   });
 });

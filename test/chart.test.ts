@@ -1,8 +1,10 @@
-// charts/simrs: renders it with the default values, every deploy/values-*.yaml and every `helm
-// install` command of its README, then checks every rendered object against the Kubernetes schemas
-// (unknown fields included), the security and availability policy, and that the NetworkPolicies
-// allow exactly the calls the services are configured to make: the call graph is derived from the
-// upstream addresses in the rendered Deployments, not copied from the chart.
+// charts/simrs, with the real helm (scripts/lib/helm.ts): `helm lint --strict` and helm's refusals
+// (unknown values keys, too old a Kubernetes); renders it with the default values, every
+// deploy/values-*.yaml and every `helm install` command of its README, then checks every rendered
+// object against the Kubernetes schemas (unknown fields included), the security and availability
+// policy, and that the NetworkPolicies allow exactly the calls the services are configured to make:
+// the call graph is derived from the upstream addresses in the rendered Deployments, not copied from
+// the chart.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -30,7 +32,9 @@ import {
   readYaml,
   readmeInstallCommands,
   render,
-  renderer,
+  helm,
+  kubeVersion,
+  runHelm,
   repoRoot,
   validateModel,
 } from './support/helm.ts';
@@ -124,7 +128,8 @@ function podsOf(s: Scenario): Pod[] {
     const secretEnv = new Set<string>();
     const ports = new Map<string, number>();
     for (const c of template.spec!.containers) {
-      for (const from of c.envFrom ?? []) for (const [k, v] of Object.entries(configMaps.get(from.configMapRef?.name ?? '') ?? {})) env.set(k, v);
+      for (const from of c.envFrom ?? [])
+        for (const [k, v] of Object.entries(configMaps.get(from.configMapRef?.name ?? '') ?? {})) env.set(k, v);
       for (const e of c.env ?? []) {
         if (e.value !== undefined) env.set(e.name, e.value);
         if (e.valueFrom?.secretKeyRef) secretEnv.add(e.name);
@@ -132,7 +137,16 @@ function podsOf(s: Scenario): Pod[] {
       for (const p of c.ports ?? []) ports.set(p.name ?? String(p.containerPort), p.containerPort);
     }
     const labels = (template.metadata?.labels ?? {}) as Labels;
-    return { owner: w.metadata.name, kind: w.kind as Pod['kind'], component: componentOf(template), labels, template, env, secretEnv, ports };
+    return {
+      owner: w.metadata.name,
+      kind: w.kind as Pod['kind'],
+      component: componentOf(template),
+      labels,
+      template,
+      env,
+      secretEnv,
+      ports,
+    };
   });
 }
 
@@ -177,7 +191,39 @@ function expectedOutside(pod: Pod): string[] {
 test('the chart renders with every scenario', () => {
   assert.ok(readmeCommands.length >= 1, 'charts/simrs/README.md has no helm install command');
   assert.ok(deployFiles.length >= 3, 'deploy/ has values for development, staging and production');
-  for (const s of scenarios) assert.ok(s.objects.length > 20, `${s.name} rendered ${s.objects.length} objects with ${renderer}`);
+  for (const s of scenarios) assert.ok(s.objects.length > 20, `${s.name} rendered ${s.objects.length} objects with ${helm}`);
+});
+
+test('helm lint --strict passes with the default values and every deploy/ file', () => {
+  for (const args of [[], ...deployFiles.map((f) => ['-f', f])]) {
+    // At the version the chart is rendered for, and at helm's own default (the newest it knows), so
+    // APIs deprecated by either are caught.
+    for (const version of [['--kube-version', kubeVersion], []]) {
+      const { status, output } = runHelm(['lint', '--strict', chartDir, ...args, ...version]);
+      assert.equal(status, 0, `helm lint --strict ${args.join(' ')} ${version.join(' ')}:\n${output}`);
+      assert.match(output, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+    }
+  }
+});
+
+test('helm refuses a key the values schema does not know', () => {
+  const bogus = ['--kube-version', kubeVersion, '--set', 'bogusKey=1'];
+  for (const argv of [
+    ['template', 'simrs', chartDir, ...bogus],
+    ['lint', '--strict', chartDir, ...bogus],
+  ]) {
+    const { status, output } = runHelm(argv);
+    assert.notEqual(status, 0, `helm ${argv.join(' ')} succeeded`);
+    assert.match(output, /additional properties 'bogusKey' not allowed/, output);
+  }
+});
+
+test("helm refuses a Kubernetes version older than the chart's kubeVersion", () => {
+  const required = /^kubeVersion:\s*"?([^"\n]+)"?$/m.exec(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8'))?.[1];
+  assert.equal(required, '>=1.30.0-0');
+  const { status, output } = runHelm(['template', 'simrs', chartDir, '--kube-version', 'v1.29.0']);
+  assert.notEqual(status, 0, 'helm template --kube-version v1.29.0 succeeded');
+  assert.match(output, /chart requires kubeVersion: >=1\.30\.0-0 which is incompatible with Kubernetes v1\.29\.0/, output);
 });
 
 /**
@@ -273,7 +319,8 @@ function containerProblems(c: IContainer, podRunAsNonRoot: boolean | undefined):
   for (const kind of ['requests', 'limits'] as const) {
     for (const r of ['cpu', 'memory']) if (c.resources?.[kind]?.[r] === undefined) problems.push(`no ${r} ${kind}`);
   }
-  if (!/(:[\w.-]+|@sha256:[a-f0-9]{64})$/.test(c.image ?? '') || /:latest$/.test(c.image ?? '')) problems.push(`image ${c.image} not pinned`);
+  if (!/(:[\w.-]+|@sha256:[a-f0-9]{64})$/.test(c.image ?? '') || /:latest$/.test(c.image ?? ''))
+    problems.push(`image ${c.image} not pinned`);
   return problems.map((p) => `${c.name}: ${p}`);
 }
 
@@ -294,7 +341,10 @@ function probeProblems(c: IContainer): string[] {
   const onOps = (port: number | string | undefined) => ports.has(ops) && (port === ops || port === ports.get(ops));
   const live = c.livenessProbe.httpGet;
   if (!live || live.path !== '/healthz' || !onOps(live.port)) problems.push(`liveness is not HTTP /healthz on the ${ops} port`);
-  for (const [kind, probe] of [['startup', c.startupProbe], ['readiness', c.readinessProbe]] as const) {
+  for (const [kind, probe] of [
+    ['startup', c.startupProbe],
+    ['readiness', c.readinessProbe],
+  ] as const) {
     if (probe?.httpGet && !onOps(probe.httpGet.port)) problems.push(`${kind} probe is not on the ${ops} port`);
   }
   const grpcPort = ports.get('grpc');
@@ -340,7 +390,10 @@ test('service accounts carry no token; each pod runs under a rendered one', () =
     const accounts = ofKind<IServiceAccount>(s, 'ServiceAccount');
     for (const a of accounts) assert.equal(a.automountServiceAccountToken, false, `${s.name}: ${a.metadata.name}`);
     for (const pod of podsOf(s)) {
-      assert.ok(accounts.some((a) => a.metadata.name === pod.template.spec!.serviceAccountName), `${s.name}: ${pod.owner}'s account`);
+      assert.ok(
+        accounts.some((a) => a.metadata.name === pod.template.spec!.serviceAccountName),
+        `${s.name}: ${pod.owner}'s account`,
+      );
     }
   }
 });
@@ -358,7 +411,11 @@ test('migrations run as pre-install/pre-upgrade hook Jobs with the image of the 
       assert.deepEqual(pod.containers[0]!.command, ['node', 'src/db/migrate.ts']);
       assert.ok(images.has(pod.containers[0]!.image), `${s.name}: ${job.metadata.name} runs an image no Deployment runs`);
       const account = ofKind<IServiceAccount>(s, 'ServiceAccount').find((a) => a.metadata.name === pod.serviceAccountName)!;
-      assert.match(account.metadata!.annotations?.['helm.sh/hook'] ?? '', /pre-install/, 'a hook Job needs an account that exists before it');
+      assert.match(
+        account.metadata!.annotations?.['helm.sh/hook'] ?? '',
+        /pre-install/,
+        'a hook Job needs an account that exists before it',
+      );
     }
   }
 });
@@ -375,10 +432,14 @@ test('every Deployment has one PDB, topology spread, a config checksum, and an H
       const labels = template.metadata!.labels as Labels;
       const pdbs = ofKind<IPodDisruptionBudget>(s, 'PodDisruptionBudget').filter((p) => matches(p.spec!.selector as Selector, labels));
       assert.equal(pdbs.length, 1, `${where}: PDBs`);
-      const keys = (template.spec!.topologySpreadConstraints ?? []).filter((t) => matches(t.labelSelector as Selector, labels)).map((t) => t.topologyKey);
+      const keys = (template.spec!.topologySpreadConstraints ?? [])
+        .filter((t) => matches(t.labelSelector as Selector, labels))
+        .map((t) => t.topologyKey);
       assert.deepEqual(keys.sort(), ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'], `${where}: topology spread`);
       const autoscaling = (s.values[componentOf(d)] as Values).autoscaling as Values;
-      const hpas = ofKind<IHorizontalPodAutoscaler>(s, 'HorizontalPodAutoscaler').filter((h) => h.spec!.scaleTargetRef.name === d.metadata.name);
+      const hpas = ofKind<IHorizontalPodAutoscaler>(s, 'HorizontalPodAutoscaler').filter(
+        (h) => h.spec!.scaleTargetRef.name === d.metadata.name,
+      );
       if (autoscaling.enabled) {
         assert.equal(hpas.length, 1, `${where}: HPA`);
         assert.deepEqual([hpas[0]!.spec!.minReplicas, hpas[0]!.spec!.maxReplicas], [autoscaling.minReplicas, autoscaling.maxReplicas]);
@@ -406,7 +467,9 @@ test('every Deployment binds its declared ports by variable and is scraped on th
         assert.equal(Number(pod.env.get(variables[0]!)), number, `${where}: ${variables[0]} and the ${name} port`);
         return variables[0]!;
       });
-      const unbound = Object.values(PORT_VARIABLES).flat().filter((v) => pod.env.has(v) && !bound.includes(v));
+      const unbound = Object.values(PORT_VARIABLES)
+        .flat()
+        .filter((v) => pod.env.has(v) && !bound.includes(v));
       assert.deepEqual(unbound, [], `${where}: port variables without a declared container port`);
       const annotations = pod.template.metadata?.annotations ?? {};
       if (annotations['prometheus.io/scrape'] === 'true') {
@@ -437,7 +500,9 @@ test('only the gateway is exposed: ClusterIP Services without ops ports, one Ing
     const tlsHosts = (spec.tls ?? []).flatMap((t) => (t.secretName ? (t.hosts ?? []) : []));
     for (const rule of spec.rules ?? []) assert.ok(rule.host && tlsHosts.includes(rule.host), `${s.name}: ${rule.host} without TLS`);
     const backends = new Set((spec.rules ?? []).flatMap((r) => r.http?.paths.map((p) => p.backend.service?.name) ?? []));
-    const exposed = ofKind<IService>(s, 'Service').filter((x) => backends.has(x.metadata.name)).map(componentOf);
+    const exposed = ofKind<IService>(s, 'Service')
+      .filter((x) => backends.has(x.metadata.name))
+      .map(componentOf);
     assert.deepEqual(exposed, ['gateway'], `${s.name}: the Ingress reaches only the gateway`);
     for (const backend of (spec.rules ?? []).flatMap((r) => r.http?.paths.map((p) => p.backend.service!) ?? [])) {
       const where = `${s.name}: Ingress backend ${backend.name}:${backend.port?.name ?? backend.port?.number}`;
@@ -501,7 +566,9 @@ function allowedPorts(rule: Rule, target: Pod): number[] {
  */
 function wantedOutside(s: Scenario, pod: Pod): Record<Direction, Map<string, number[]>> {
   const ingress = new Map<string, number[]>();
-  const backends = ofKind<IIngress>(s, 'Ingress').flatMap((i) => (i.spec!.rules ?? []).flatMap((r) => r.http?.paths.map((p) => p.backend.service!) ?? []));
+  const backends = ofKind<IIngress>(s, 'Ingress').flatMap((i) =>
+    (i.spec!.rules ?? []).flatMap((r) => r.http?.paths.map((p) => p.backend.service!) ?? []),
+  );
   for (const backend of backends) {
     const svc = ofKind<IService>(s, 'Service').find((x) => x.metadata.name === backend.name);
     if (!svc || !matches({ matchLabels: svc.spec!.selector as Labels }, pod.labels)) continue;
@@ -552,7 +619,8 @@ test('NetworkPolicies allow exactly the configured call graph, DNS and the outsi
             const others = pods.filter((o) => rule.peers.some((p) => matches((p as { podSelector: Selector }).podSelector, o.labels)));
             if (!others.length) problems.push(`${where}: ${rule.policy} names peers that do not exist`);
             for (const other of others) {
-              if (direction === 'egress') for (const port of allowedPorts(rule, other)) egress.add(`${pod.component} -> ${other.component}:${port}`);
+              if (direction === 'egress')
+                for (const port of allowedPorts(rule, other)) egress.add(`${pod.component} -> ${other.component}:${port}`);
               else for (const port of allowedPorts(rule, pod)) ingress.add(`${other.component} -> ${pod.component}:${port}`);
             }
           } else problems.push(`${where}: ${rule.policy} allows ${direction} with peers it does not use: ${JSON.stringify(rule.peers)}`);
@@ -568,7 +636,10 @@ test('NetworkPolicies allow exactly the configured call graph, DNS and the outsi
     assert.deepEqual(sorted(ingress), sorted(expected), `${s.name}: ingress between services`);
     const reached = new Set([...expected].map((e) => e.split(' -> ')[1]!.split(':')[0]));
     for (const pod of pods.filter((p) => p.kind === 'Deployment')) {
-      assert.ok(reached.has(pod.component) || wantedOutside(s, pod).ingress.has('ingressController'), `${s.name}: nothing calls ${pod.owner}`);
+      assert.ok(
+        reached.has(pod.component) || wantedOutside(s, pod).ingress.has('ingressController'),
+        `${s.name}: nothing calls ${pod.owner}`,
+      );
     }
     for (const pod of pods.filter((p) => p.env.has('OTEL_EXPORTER_OTLP_ENDPOINT'))) {
       const port = Number(new URL(pod.env.get('OTEL_EXPORTER_OTLP_ENDPOINT')!).port);
@@ -603,7 +674,8 @@ interface SchemaNode {
 
 const ajv = new Ajv({ allErrors: true });
 const validateValues = ajv.compile(schema);
-const schemaErrors = (values: Values) => (validateValues(values) ? [] : validateValues.errors!.map((e) => `${e.instancePath} ${e.message}`));
+const schemaErrors = (values: Values) =>
+  validateValues(values) ? [] : validateValues.errors!.map((e) => `${e.instancePath} ${e.message}`);
 
 test('values.schema.json accepts the chart values, every deploy/ file and every README command', () => {
   for (const s of scenarios) assert.deepEqual(schemaErrors(s.values), [], s.name);
@@ -617,7 +689,10 @@ test('values.schema.json rejects misspelled keys', () => {
     { telemetry: { metrics: { enable: true } } },
   ];
   for (const patch of misspelled) {
-    assert.ok(schemaErrors(mergeValues(chartValues, patch)).some((e) => /additional properties/.test(e)), JSON.stringify(patch));
+    assert.ok(
+      schemaErrors(mergeValues(chartValues, patch)).some((e) => /additional properties/.test(e)),
+      JSON.stringify(patch),
+    );
   }
   assert.notDeepEqual(schemaErrors(applySet(chartValues, 'networkPolicy.redis.to=null')), [], 'a missing peer list is an error');
   assert.notDeepEqual(schemaErrors(applySet(chartValues, 'config.publicUrl=http://plain.example')), [], 'plain http is an error');
@@ -628,7 +703,8 @@ test('values.schema.json closes every object', () => {
   const walk = (node: unknown, at: string): void => {
     if (typeof node !== 'object' || node === null) return;
     const n = node as SchemaNode;
-    if ((n.type === 'object' || n.properties) && n.additionalProperties !== false && typeof n.additionalProperties !== 'object') open.push(at);
+    if ((n.type === 'object' || n.properties) && n.additionalProperties !== false && typeof n.additionalProperties !== 'object')
+      open.push(at);
     for (const [k, v] of Object.entries(n)) walk(v, `${at}/${k}`);
   };
   walk(schema, '#');
@@ -656,7 +732,10 @@ test("the README's install commands use this chart, existing files and existing 
     for (const f of c.files) assert.doesNotThrow(() => readYaml(f), `${f} in: ${c.text}`);
     for (const s of c.sets) assert.ok(schemaAt(s.assignment.slice(0, s.assignment.indexOf('='))), `unknown key in --set ${s.assignment}`);
   }
-  assert.ok(readmeCommands.some((c) => c.files.includes('deploy/values-production.yaml')), 'the README shows the production install');
+  assert.ok(
+    readmeCommands.some((c) => c.files.includes('deploy/values-production.yaml')),
+    'the README shows the production install',
+  );
 });
 
 // ---- image -------------------------------------------------------------------------------------------------
@@ -665,10 +744,15 @@ test('the Dockerfile builds every service as a non-root target from production d
   const dockerfile = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
   const stages = new Map([...dockerfile.matchAll(/^FROM\s+(\S+)\s+AS\s+(\S+)/gim)].map((m) => [m[2]!, m[1]!]));
   const chain = (stage: string): string[] => (stages.has(stage) ? [stage, ...chain(stages.get(stage)!)] : []);
-  const body = (stage: string) => dockerfile.split(/^FROM\s/m).find((b) => new RegExp(`AS\\s+${stage}\\s*$`, 'm').test(b.split('\n')[0]!)) ?? '';
+  const body = (stage: string) =>
+    dockerfile.split(/^FROM\s/m).find((b) => new RegExp(`AS\\s+${stage}\\s*$`, 'm').test(b.split('\n')[0]!)) ?? '';
   for (const component of new Set(scenarios[0]!.objects.filter((o) => o.kind === 'Deployment').map(componentOf))) {
     assert.ok(stages.has(component), `Dockerfile target ${component}`);
-    const user = chain(component).map(body).join('\n').match(/^USER\s+(\S+)/m)?.[1] ?? 'root';
+    const user =
+      chain(component)
+        .map(body)
+        .join('\n')
+        .match(/^USER\s+(\S+)/m)?.[1] ?? 'root';
     assert.ok(!/^(root|0)(:|$)/.test(user), `${component} runs as ${user}`);
     assert.match(body(component), /CMD \["node", "--import", "\.\/src\/instrumentation\.ts", "src\/main\.ts"\]/);
   }

@@ -92,7 +92,11 @@ interface DeviceGrant {
 
 /** POST /api/auth/device/code as the seed describes it (JSON body). */
 async function requestCode(body: Record<string, string>): Promise<Response> {
-  return fetch(`${stack.gatewayUrl}/api/auth/device/code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${stack.gatewayUrl}/api/auth/device/code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 async function newCode(extra: Record<string, string> = {}): Promise<DeviceGrant> {
@@ -131,7 +135,14 @@ describe('POST /api/auth/device/code', () => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get('cache-control') ?? '', /no-store/);
     const grant = (await res.json()) as DeviceGrant;
-    assert.deepEqual(Object.keys(grant).sort(), ['device_code', 'expires_in', 'interval', 'user_code', 'verification_uri', 'verification_uri_complete']);
+    assert.deepEqual(Object.keys(grant).sort(), [
+      'device_code',
+      'expires_in',
+      'interval',
+      'user_code',
+      'verification_uri',
+      'verification_uri_complete',
+    ]);
     assert.equal(typeof grant.device_code, 'string');
     assert.ok(grant.device_code.length >= 43, 'a long random device code');
     assert.match(grant.user_code, /^[A-Z0-9]{8}$/);
@@ -271,7 +282,8 @@ describe('the device flow', () => {
     assert.equal(approve.status, 403);
     // Not bound to the stranger: a person of the hospital can still approve it.
     const doctor = new Browserless(stack);
-    doctor.cookie = (await page.context().cookies()).filter((c) => c.name.endsWith('session_token')).map((c) => `${c.name}=${c.value}`)[0] ?? '';
+    doctor.cookie =
+      (await page.context().cookies()).filter((c) => c.name.endsWith('session_token')).map((c) => `${c.name}=${c.value}`)[0] ?? '';
     assert.equal((await doctor.fetch(`/auth/device?user_code=${grant.user_code}`)).status, 200);
   });
 

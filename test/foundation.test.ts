@@ -109,9 +109,15 @@ describe('foundation', () => {
   test('readiness follows Redis', async () => {
     assert.equal(await ready(stack.urls.gatewayOps), 200);
     await redis.stop();
-    await waitFor('gateway and identity not ready', async () => (await ready(stack.urls.gatewayOps)) === 503 && (await ready(stack.urls.identityHttp)) === 503);
+    await waitFor(
+      'gateway and identity not ready',
+      async () => (await ready(stack.urls.gatewayOps)) === 503 && (await ready(stack.urls.identityHttp)) === 503,
+    );
     await redis.start();
-    await waitFor('gateway and identity ready again', async () => (await ready(stack.urls.gatewayOps)) === 200 && (await ready(stack.urls.identityHttp)) === 200);
+    await waitFor(
+      'gateway and identity ready again',
+      async () => (await ready(stack.urls.gatewayOps)) === 200 && (await ready(stack.urls.identityHttp)) === 200,
+    );
   });
 
   test('readiness follows Postgres', async () => {
@@ -122,10 +128,14 @@ describe('foundation', () => {
     });
     assert.equal((await fetch(`${stack.urls.records}/healthz`)).status, 200, 'liveness does not depend on the database');
     await pg.start();
-    await waitFor('ready again', async () => {
-      const states = await Promise.all([stack.urls.identityHttp, stack.urls.records, stack.urls.notifierHttp].map(ready));
-      return states.every((s) => s === 200);
-    }, 30_000);
+    await waitFor(
+      'ready again',
+      async () => {
+        const states = await Promise.all([stack.urls.identityHttp, stack.urls.records, stack.urls.notifierHttp].map(ready));
+        return states.every((s) => s === 200);
+      },
+      30_000,
+    );
   });
 
   test('a bad DATABASE_URL stops `npm start` with one line naming it', () => {

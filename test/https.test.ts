@@ -55,12 +55,17 @@ describe('https mode through the gateway', () => {
     });
     assert.equal(sent.status, 200);
     const otp = otpFrom((await smtp.waitForMail(email, since, isOtpMail)).text);
-    const res = await fetch(`${stack.gatewayUrl}/api/auth/sign-in/email-otp`, { method: 'POST', headers: viaProxy(), body: JSON.stringify({ email, otp }) });
+    const res = await fetch(`${stack.gatewayUrl}/api/auth/sign-in/email-otp`, {
+      method: 'POST',
+      headers: viaProxy(),
+      body: JSON.stringify({ email, otp }),
+    });
     assert.equal(res.status, 200);
     const line = res.headers.getSetCookie().find((c) => c.startsWith('__Secure-simrs.session_token='));
     assert.ok(line, res.headers.getSetCookie().join(' | '));
     const attributes = line.split(';').map((a) => a.trim().toLowerCase());
-    for (const expected of ['httponly', 'secure', 'samesite=lax', 'domain=simrs.example.test', 'path=/']) assert.ok(attributes.includes(expected), `${expected} in ${line}`);
+    for (const expected of ['httponly', 'secure', 'samesite=lax', 'domain=simrs.example.test', 'path=/'])
+      assert.ok(attributes.includes(expected), `${expected} in ${line}`);
 
     const cookie = line.split(';')[0]!;
     const list = await fetch(`${stack.gatewayUrl}/trpc/pasien.list`, { headers: viaProxy({ cookie }) });

@@ -31,13 +31,33 @@ before(async () => {
 
   // Sign-ins: by code (a wrong one first), by link (then the used link again).
   let since = smtp.messages.length;
-  await fetch(`${gw}/api/auth/email-otp/send-verification-otp`, { method: 'POST', headers: json, body: JSON.stringify({ email: 'admin@rs-metrics.test', type: 'sign-in' }) });
+  await fetch(`${gw}/api/auth/email-otp/send-verification-otp`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ email: 'admin@rs-metrics.test', type: 'sign-in' }),
+  });
   await smtp.waitForMail('admin@rs-metrics.test', since);
-  await (await fetch(`${gw}/api/auth/sign-in/email-otp`, { method: 'POST', headers: json, body: JSON.stringify({ email: 'admin@rs-metrics.test', otp: '000000' }) })).text();
+  await (
+    await fetch(`${gw}/api/auth/sign-in/email-otp`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: 'admin@rs-metrics.test', otp: '000000' }),
+    })
+  ).text();
   const { cookie } = await signInWithOtp(stack, smtp, 'admin@rs-metrics.test');
   since = smtp.messages.length;
-  await (await fetch(`${gw}/api/auth/sign-in/magic-link`, { method: 'POST', headers: json, body: JSON.stringify({ email: 'dokter@rs-metrics.test' }) })).text();
-  const mail = await smtp.waitForMail('dokter@rs-metrics.test', since, (m) => /magic-link\/verify/.test(m.text) && !/undangan|invit/i.test(m.subject));
+  await (
+    await fetch(`${gw}/api/auth/sign-in/magic-link`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: 'dokter@rs-metrics.test' }),
+    })
+  ).text();
+  const mail = await smtp.waitForMail(
+    'dokter@rs-metrics.test',
+    since,
+    (m) => /magic-link\/verify/.test(m.text) && !/undangan|invit/i.test(m.subject),
+  );
   const link = new URL(/https?:\/\/\S+magic-link\/verify\S+/.exec(mail.text)![0]);
   const opened = await fetch(`${gw}${link.pathname}${link.search}`, { redirect: 'manual' });
   assert.ok(sessionCookie(opened.headers.getSetCookie()), 'the link signs in');
@@ -55,7 +75,12 @@ before(async () => {
     })
   ).text();
 
-  const urls = { gateway: stack.urls.gatewayOps, identity: stack.urls.identityHttp, records: stack.urls.records, notifier: stack.urls.notifierHttp };
+  const urls = {
+    gateway: stack.urls.gatewayOps,
+    identity: stack.urls.identityHttp,
+    records: stack.urls.records,
+    notifier: stack.urls.notifierHttp,
+  };
   for (const [name, url] of Object.entries(urls)) scrapes[name as keyof typeof urls] = await scrape(url);
 });
 
@@ -68,19 +93,33 @@ describe('metrics after traffic', () => {
   test('gateway: requests, errors and latency per route; credential cache; Redis; upstream pools', () => {
     const s = scrapes.gateway!;
     assert.ok(sum(s, 'gateway_requests_total', { route: '/trpc/pasien.list', outcome: 'ok' }) >= 4);
-    assert.ok(sum(s, 'gateway_requests_total', { route: '/trpc/{unknown}', outcome: 'client_error' }) >= 1, 'an unknown procedure is {unknown}');
-    assert.equal(sum(s, 'gateway_request_duration_count', { route: '/trpc/pasien.list' }), sum(s, 'gateway_requests_total', { route: '/trpc/pasien.list' }));
-    const latency = sum(s, 'gateway_request_duration_sum', { route: '/trpc/pasien.list' }) / sum(s, 'gateway_request_duration_count', { route: '/trpc/pasien.list' });
+    assert.ok(
+      sum(s, 'gateway_requests_total', { route: '/trpc/{unknown}', outcome: 'client_error' }) >= 1,
+      'an unknown procedure is {unknown}',
+    );
+    assert.equal(
+      sum(s, 'gateway_request_duration_count', { route: '/trpc/pasien.list' }),
+      sum(s, 'gateway_requests_total', { route: '/trpc/pasien.list' }),
+    );
+    const latency =
+      sum(s, 'gateway_request_duration_sum', { route: '/trpc/pasien.list' }) /
+      sum(s, 'gateway_request_duration_count', { route: '/trpc/pasien.list' });
     assert.ok(latency > 0 && latency < 2, `mean latency ${latency}s`);
     assert.ok(sum(s, 'gateway_requests_total', { route: '/api/auth/sign-in/email-otp' }) >= 2);
-    assert.ok(sum(s, 'gateway_credential_cache_lookups_total', { credential: 'session', result: 'hit' }) >= 3, 'repeated cookies hit the cache');
+    assert.ok(
+      sum(s, 'gateway_credential_cache_lookups_total', { credential: 'session', result: 'hit' }) >= 3,
+      'repeated cookies hit the cache',
+    );
     assert.ok(sum(s, 'gateway_credential_cache_lookups_total', { credential: 'session', result: 'miss' }) >= 1);
     assert.ok(sum(s, 'gateway_credential_cache_entries', { credential: 'session' }) >= 1);
     assert.ok(has(s, 'gateway_credential_cache_lookups_total', { credential: 'bearer' }));
     assert.equal(sum(s, 'gateway_revocations_live'), 1);
     assert.equal(sum(s, 'redis_connection_up', { connection: 'gateway' }), 1);
     assert.ok(sum(s, 'gateway_upstream_connections', { upstream: 'records', state: 'connected' }) >= 1);
-    assert.ok(has(s, 'http_server_request_duration_count', { http_route: '/trpc/pasien.list' }), 'the HTTP instrumentation uses the same route');
+    assert.ok(
+      has(s, 'http_server_request_duration_count', { http_route: '/trpc/pasien.list' }),
+      'the HTTP instrumentation uses the same route',
+    );
   });
 
   test('identity: sign-ins by method and outcome, OTP and link failures, codes requested, tokens, device codes, pools', () => {
@@ -116,7 +155,8 @@ describe('metrics after traffic', () => {
     assert.ok(sum(s, 'notifier_messages_accepted_total', { template: 'sign_in_otp' }) >= 2);
     assert.ok(sum(s, 'notifier_send_attempts_total', { outcome: 'sent' }) >= 3);
     assert.equal(sum(s, 'notifier_store_up'), 1);
-    for (const state of ['queued', 'sending', 'dead']) assert.ok(has(s, 'notifier_deliveries', { state }), `notifier_deliveries{state="${state}"}`);
+    for (const state of ['queued', 'sending', 'dead'])
+      assert.ok(has(s, 'notifier_deliveries', { state }), `notifier_deliveries{state="${state}"}`);
     assert.equal(sum(s, 'notifier_deliveries', { state: 'dead' }), 0);
     const age = sum(s, 'notifier_oldest_open_message_age');
     assert.ok(has(s, 'notifier_oldest_open_message_age') && age >= 0 && age < 60, `oldest open message ${age}s`);

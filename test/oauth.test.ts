@@ -165,7 +165,9 @@ describe('discovery', () => {
       assert.equal(key.d, undefined, 'no private key material');
     }
 
-    const config = await client.discovery(issuerUrl(stack), 'nobody', undefined, client.None(), { execute: [client.allowInsecureRequests] });
+    const config = await client.discovery(issuerUrl(stack), 'nobody', undefined, client.None(), {
+      execute: [client.allowInsecureRequests],
+    });
     assert.equal(config.serverMetadata().issuer, issuer);
   });
 });
@@ -212,22 +214,37 @@ describe('registration (RFC 7591)', () => {
   });
 
   test('simrs:write only when the administrator grants it; a public client too', async () => {
-    const writer = await registerClient(stack, await issueRegistrationToken(stack, USERS.admin, true), clientMetadata('Writer', { scope: 'openid simrs:read simrs:write offline_access' }));
+    const writer = await registerClient(
+      stack,
+      await issueRegistrationToken(stack, USERS.admin, true),
+      clientMetadata('Writer', { scope: 'openid simrs:read simrs:write offline_access' }),
+    );
     assert.deepEqual((writer.metadata.scope as string).split(' ').sort(), ['offline_access', 'openid', 'simrs:read', 'simrs:write']);
-    const pub = await registerClient(stack, await issueRegistrationToken(stack, USERS.admin), clientMetadata('CLI', { token_endpoint_auth_method: 'none' }));
+    const pub = await registerClient(
+      stack,
+      await issueRegistrationToken(stack, USERS.admin),
+      clientMetadata('CLI', { token_endpoint_auth_method: 'none' }),
+    );
     assert.equal(pub.clientSecret, undefined);
   });
 
   test("a tenant administrator's session registers and issues tokens; other roles cannot", async () => {
     const admin = browserFor(USERS.admin);
     await admin.signIn(smtp, USERS.admin);
-    const viaSession = await register(clientMetadata('Registered by session', { scope: 'openid simrs:read simrs:write' }), undefined, admin.cookie);
+    const viaSession = await register(
+      clientMetadata('Registered by session', { scope: 'openid simrs:read simrs:write' }),
+      undefined,
+      admin.cookie,
+    );
     assert.equal(viaSession.status, 201);
     const created = await json(viaSession);
     assert.equal(created.reference_id, TENANT);
     assert.equal(created.scope, 'openid simrs:read simrs:write');
 
-    const issued = await admin.fetch('/api/auth/tenant/registration-tokens', { method: 'POST', json: { allowWrite: false, ttlSeconds: 600 } });
+    const issued = await admin.fetch('/api/auth/tenant/registration-tokens', {
+      method: 'POST',
+      json: { allowWrite: false, ttlSeconds: 600 },
+    });
     assert.equal(issued.status, 200);
     const { token, scopes, tenantId } = (await issued.json()) as { token: string; scopes: string[]; tenantId: string };
     assert.equal(tenantId, TENANT);
@@ -244,9 +261,13 @@ describe('registration (RFC 7591)', () => {
   });
 
   test('the CLI issues registration tokens', async () => {
-    const { stdout } = await run(process.execPath, ['services/identity/src/tenants/cli.ts', 'issue-registration-token', '--as', USERS.admin, '--write', '--ttl', '600'], {
-      env: { ...process.env, IDENTITY_GRPC: stack.urls.identityGrpc },
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ['services/identity/src/tenants/cli.ts', 'issue-registration-token', '--as', USERS.admin, '--write', '--ttl', '600'],
+      {
+        env: { ...process.env, IDENTITY_GRPC: stack.urls.identityGrpc },
+      },
+    );
     const token = /simrs_iat_\S+/.exec(stdout)?.[0];
     assert.ok(token, stdout);
     assert.match(stdout, /simrs:write/);
@@ -285,7 +306,11 @@ describe('authorization code flow with PKCE', () => {
     }
     assert.equal(callback.searchParams.get('iss'), `${stack.publicUrl}/api/auth`);
     issued.add(callback.searchParams.get('code')!);
-    tokens = await client.authorizationCodeGrant(app.config, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce });
+    tokens = await client.authorizationCodeGrant(app.config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+    });
     issued.add(tokens.refresh_token!);
 
     // The access token: a JWT for the API with the user's tenant and role, 15 minutes by default.
@@ -338,7 +363,11 @@ describe('authorization code flow with PKCE', () => {
     await assert.rejects(client.refreshTokenGrant(app.config, old), (err: client.ResponseBodyError) => err.error === 'invalid_grant');
     const took = await within(1000 - (Date.now() - reused), async () => (await status(await apiQuery(stack, fresh.access_token))) === 401);
     assert.ok(took >= 0, 'the family’s access token is refused within 1 s of the reuse');
-    await assert.rejects(client.refreshTokenGrant(app.config, fresh.refresh_token!), (err: client.ResponseBodyError) => err.error === 'invalid_grant', 'the new refresh token is gone too');
+    await assert.rejects(
+      client.refreshTokenGrant(app.config, fresh.refresh_token!),
+      (err: client.ResponseBodyError) => err.error === 'invalid_grant',
+      'the new refresh token is gone too',
+    );
     assert.equal((await client.tokenIntrospection(app.config, fresh.access_token)).active, false);
   });
 
@@ -348,7 +377,9 @@ describe('authorization code flow with PKCE', () => {
     assert.equal(await status(await apiQuery(stack, first.access_token)), 200);
     let revoked = Date.now();
     await client.tokenRevocation(app.config, first.access_token, { token_type_hint: 'access_token' });
-    assert.ok((await within(1000 - (Date.now() - revoked), async () => (await status(await apiQuery(stack, first.access_token))) === 401)) >= 0);
+    assert.ok(
+      (await within(1000 - (Date.now() - revoked), async () => (await status(await apiQuery(stack, first.access_token))) === 401)) >= 0,
+    );
     assert.equal((await client.tokenIntrospection(app.config, first.access_token)).active, false);
 
     // Consent is remembered: the second authorization needs neither sign-in nor consent.
@@ -356,8 +387,13 @@ describe('authorization code flow with PKCE', () => {
     assert.equal(await status(await apiQuery(stack, second.access_token)), 200);
     revoked = Date.now();
     await client.tokenRevocation(app.config, second.refresh_token!, { token_type_hint: 'refresh_token' });
-    assert.ok((await within(1000 - (Date.now() - revoked), async () => (await status(await apiQuery(stack, second.access_token))) === 401)) >= 0);
-    await assert.rejects(client.refreshTokenGrant(app.config, second.refresh_token!), (err: client.ResponseBodyError) => err.error === 'invalid_grant');
+    assert.ok(
+      (await within(1000 - (Date.now() - revoked), async () => (await status(await apiQuery(stack, second.access_token))) === 401)) >= 0,
+    );
+    await assert.rejects(
+      client.refreshTokenGrant(app.config, second.refresh_token!),
+      (err: client.ResponseBodyError) => err.error === 'invalid_grant',
+    );
 
     // Revoking something unknown is not an error (RFC 7009 §2.2).
     await client.tokenRevocation(app.config, 'unknown-token');
@@ -379,7 +415,15 @@ describe('authorization code flow with PKCE', () => {
     const doctor = browserFor(USERS.doctor);
     const authorizeTo = async (params: Record<string, string>) => {
       const url = new URL(app.config.serverMetadata().authorization_endpoint!);
-      for (const [k, v] of Object.entries({ response_type: 'code', client_id: app.clientId, redirect_uri: redirectUri, scope: 'openid simrs:read', state: 's1', ...params })) url.searchParams.set(k, v);
+      for (const [k, v] of Object.entries({
+        response_type: 'code',
+        client_id: app.clientId,
+        redirect_uri: redirectUri,
+        scope: 'openid simrs:read',
+        state: 's1',
+        ...params,
+      }))
+        url.searchParams.set(k, v);
       const { next } = await navigate(doctor, url.toString());
       assert.ok(next, 'the browser is sent on');
       return next;
@@ -395,7 +439,11 @@ describe('authorization code flow with PKCE', () => {
     assert.match(plain.searchParams.get('error_description') ?? '', /S256/);
 
     const challenge = await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier());
-    for (const wrong of [redirectUri.replace('/callback', '/elsewhere'), redirectUri.replace(/:(\d+)\//, (_m, p: string) => `:${Number(p) + 1}/`), 'https://evil.example/callback']) {
+    for (const wrong of [
+      redirectUri.replace('/callback', '/elsewhere'),
+      redirectUri.replace(/:(\d+)\//, (_m, p: string) => `:${Number(p) + 1}/`),
+      'https://evil.example/callback',
+    ]) {
       const refused = await authorizeTo({ redirect_uri: wrong, code_challenge: challenge, code_challenge_method: 'S256' });
       assert.ok(!refused.toString().startsWith(wrong), `never redirected to ${wrong}`);
       assert.equal(refused.pathname, '/api/auth/error');
@@ -410,7 +458,14 @@ describe('authorization code flow with PKCE', () => {
       fetch(app.config.serverMetadata().token_endpoint!, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: app.clientId, client_secret: app.clientSecret!, code_verifier: flow.verifier, ...body }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          client_id: app.clientId,
+          client_secret: app.clientSecret!,
+          code_verifier: flow.verifier,
+          ...body,
+        }),
       });
     const wrongRedirect = await token({ redirect_uri: `${redirectUri}x` });
     assert.equal(wrongRedirect.status, 400);
@@ -420,7 +475,7 @@ describe('authorization code flow with PKCE', () => {
     assert.equal((await json(reused)).error, 'invalid_grant', 'codes are single use');
   });
 
-  test("a user of another hospital is shown a refusal and cannot allow the client", async () => {
+  test('a user of another hospital is shown a refusal and cannot allow the client', async () => {
     const other = browserFor(USERS.otherDoctor);
     const flow = await codeFlow(app.config, redirectUri, 'openid simrs:read');
     const signInPage = (await navigate(other, flow.url.toString())).next!;
@@ -431,7 +486,10 @@ describe('authorization code flow with PKCE', () => {
     const page = await (await other.fetch(consent.toString())).text();
     assert.match(page, /id="tenant-mismatch"/);
     assert.doesNotMatch(page, /id="approve"/);
-    const forced = await other.fetch('/api/auth/oauth2/consent', { method: 'POST', json: { accept: true, oauth_query: consent.search.slice(1) } });
+    const forced = await other.fetch('/api/auth/oauth2/consent', {
+      method: 'POST',
+      json: { accept: true, oauth_query: consent.search.slice(1) },
+    });
     assert.equal(forced.status, 403);
     assert.equal((await json(forced)).error, 'access_denied');
   });
@@ -460,13 +518,17 @@ describe('bearer tokens at the gateway', () => {
       ['no tenant', await forgeWithIdentityKey(stack, { ...base, [TENANT_CLAIM]: undefined })],
     ];
     const [header, payload, signature] = valid.access_token.split('.');
-    const raised = Buffer.from(JSON.stringify({ ...claims, [ROLE_CLAIM]: 'tenant_admin', scope: 'simrs:read simrs:write' })).toString('base64url');
+    const raised = Buffer.from(JSON.stringify({ ...claims, [ROLE_CLAIM]: 'tenant_admin', scope: 'simrs:read simrs:write' })).toString(
+      'base64url',
+    );
     cases.push(['tampered', `${header}.${raised}.${signature}`]);
     cases.push(['signature of another token', `${header}.${payload}.${valid.id_token!.split('.')[2]}`]);
     const stranger = await generateKeyPair('EdDSA', { extractable: true });
     cases.push([
       'signed by a key identity does not have',
-      await new SignJWT(base).setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: (await exportJWK(stranger.publicKey)).x! }).sign(stranger.privateKey),
+      await new SignJWT(base)
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: (await exportJWK(stranger.publicKey)).x! })
+        .sign(stranger.privateKey),
     ]);
     cases.push(['alg none', `${Buffer.from('{"alg":"none","typ":"at+jwt"}').toString('base64url')}.${payload}.`]);
     cases.push(['malformed', 'not-a-jwt']);
@@ -496,7 +558,9 @@ describe('bearer tokens at the gateway', () => {
     // A token naming a key id the gateway does not know makes it fetch the key set now, so the
     // rotated key below arrives within the cooldown that follows a fetch (the harder case).
     const stranger = await generateKeyPair('EdDSA');
-    const unknownKid = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: 'not-a-key-of-identity' }).sign(stranger.privateKey);
+    const unknownKid = await new SignJWT({ sub: 'x' })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: 'not-a-key-of-identity' })
+      .sign(stranger.privateKey);
     await assertRefused(await apiQuery(stack, unknownKid), 'unknown key id');
     const { stdout } = await run(process.execPath, ['services/identity/src/tenants/cli.ts', 'rotate-signing-key'], {
       env: { ...process.env, IDENTITY_GRPC: stack.urls.identityGrpc },
@@ -520,8 +584,13 @@ describe('bearer tokens at the gateway', () => {
     try {
       const started = Date.now();
       await identity.deactivateUser({ actor: { email: USERS.admin }, user: { email: USERS.nurse } });
-      assert.ok((await within(1000 - (Date.now() - started), async () => (await status(await apiQuery(stack, nurse.access_token))) === 401)) >= 0);
-      await assert.rejects(client.refreshTokenGrant(app.config, nurse.refresh_token!), (err: client.ResponseBodyError) => err.error === 'invalid_grant');
+      assert.ok(
+        (await within(1000 - (Date.now() - started), async () => (await status(await apiQuery(stack, nurse.access_token))) === 401)) >= 0,
+      );
+      await assert.rejects(
+        client.refreshTokenGrant(app.config, nurse.refresh_token!),
+        (err: client.ResponseBodyError) => err.error === 'invalid_grant',
+      );
       assert.equal((await client.tokenIntrospection(app.config, nurse.access_token)).active, false);
     } finally {
       identity.close();
@@ -554,6 +623,7 @@ describe('what identity keeps', () => {
       kv.disconnect();
     }
     const text = dump.join('\n');
-    for (const secret of issued) assert.ok(!text.includes(secret), `a token handed out is readable where identity keeps state (${secret.slice(0, 6)}…)`);
+    for (const secret of issued)
+      assert.ok(!text.includes(secret), `a token handed out is readable where identity keeps state (${secret.slice(0, 6)}…)`);
   });
 });

@@ -23,13 +23,20 @@ import type { SmtpPeer } from '@simrs/platform/smtp-peer';
 
 const read = (file: string) => readFileSync(path.join(repoRoot, file), 'utf8');
 const operations = read('docs/operations.md');
-const rulesFile = parse(read('charts/simrs/rules/alerts.yaml')) as { groups: Array<{ name: string; rules: Array<Record<string, unknown>> }> };
-const dashboard = JSON.parse(read('charts/simrs/dashboards/simrs.json')) as { uid: string; panels: Array<{ type: string; title: string; targets?: Array<{ expr: string }> }> };
+const rulesFile = parse(read('charts/simrs/rules/alerts.yaml')) as {
+  groups: Array<{ name: string; rules: Array<Record<string, unknown>> }>;
+};
+const dashboard = JSON.parse(read('charts/simrs/dashboards/simrs.json')) as {
+  uid: string;
+  panels: Array<{ type: string; title: string; targets?: Array<{ expr: string }> }>;
+};
 
 // ---- metric names ------------------------------------------------------------------------------------
 
 const PROMQL_WORDS = new Set(
-  'sum rate irate increase max min avg count histogram_quantile and or unless by without on ignoring group_left group_right bool offset abs clamp_min clamp_max avg_over_time max_over_time min_over_time topk bottomk vector scalar time inf nan'.split(' '),
+  'sum rate irate increase max min avg count histogram_quantile and or unless by without on ignoring group_left group_right bool offset abs clamp_min clamp_max avg_over_time max_over_time min_over_time topk bottomk vector scalar time inf nan'.split(
+    ' ',
+  ),
 );
 
 /** Metric names an expression reads (labels, ranges, strings and grouping lists left out). */
@@ -58,7 +65,9 @@ function declaredMetrics(): Map<string, string> {
   for (const dir of ['gateway/src', 'services', 'packages/platform/src']) walk(path.join(repoRoot, dir));
   for (const file of files) {
     const source = readFileSync(file, 'utf8');
-    for (const m of source.matchAll(/create(Counter|UpDownCounter|Histogram|Gauge|ObservableGauge|ObservableCounter|ObservableUpDownCounter)\(\s*'([\w.]+)'/g)) {
+    for (const m of source.matchAll(
+      /create(Counter|UpDownCounter|Histogram|Gauge|ObservableGauge|ObservableCounter|ObservableUpDownCounter)\(\s*'([\w.]+)'/g,
+    )) {
       const base = m[2]!.replace(/\./g, '_');
       const kind = m[1]!;
       if (kind === 'Counter' || kind === 'ObservableCounter') out.set(`${base}_total`, kind);
@@ -99,7 +108,11 @@ describe('alert rules and dashboard', () => {
       assert.ok(anchor && anchors.has(anchor), `${where}: runbook ${annotations.runbook} is a section of docs/operations.md`);
       assert.ok(operations.includes(`\`${where}\``), `${where} is listed in docs/operations.md`);
       // Balanced brackets: a cheap syntax check of the expression.
-      for (const [open, close] of [['(', ')'], ['{', '}'], ['[', ']']] as const) {
+      for (const [open, close] of [
+        ['(', ')'],
+        ['{', '}'],
+        ['[', ']'],
+      ] as const) {
         assert.equal(String(rule.expr).split(open).length, String(rule.expr).split(close).length, `${where}: unbalanced ${open}${close}`);
       }
     }
@@ -107,8 +120,10 @@ describe('alert rules and dashboard', () => {
 
   test('the rules and the dashboard read only metrics the services declare', () => {
     const unknown: string[] = [];
-    for (const rule of rules) for (const m of metricsIn(String(rule.expr))) if (!declared.has(m)) unknown.push(`${String(rule.alert)}: ${m}`);
-    for (const { panel, expr } of dashboardExprs) for (const m of metricsIn(expr)) if (!declared.has(m)) unknown.push(`dashboard "${panel}": ${m}`);
+    for (const rule of rules)
+      for (const m of metricsIn(String(rule.expr))) if (!declared.has(m)) unknown.push(`${String(rule.alert)}: ${m}`);
+    for (const { panel, expr } of dashboardExprs)
+      for (const m of metricsIn(expr)) if (!declared.has(m)) unknown.push(`dashboard "${panel}": ${m}`);
     assert.deepEqual(unknown, []);
     assert.ok(declared.size > 30, `found ${declared.size} declared series`);
   });
@@ -124,10 +139,17 @@ describe('alert rules and dashboard', () => {
   test('the chart renders the rules file as a PrometheusRule and the dashboard as a labelled ConfigMap, only when asked', () => {
     const off = render('simrs', 'simrs');
     assert.ok(!off.some((o) => o.kind === 'PrometheusRule'), 'off by default');
-    const on = render('simrs', 'simrs', ['--set', 'monitoring.prometheusRule.enabled=true', '--set', 'monitoring.grafanaDashboard.enabled=true']);
+    const on = render('simrs', 'simrs', [
+      '--set',
+      'monitoring.prometheusRule.enabled=true',
+      '--set',
+      'monitoring.grafanaDashboard.enabled=true',
+    ]);
     const rule = on.find((o) => o.kind === 'PrometheusRule') as unknown as { spec: unknown };
     assert.deepEqual(rule.spec, rulesFile);
-    const cm = on.find((o) => o.kind === 'ConfigMap' && o.metadata.labels?.grafana_dashboard === '1') as unknown as { data: Record<string, string> };
+    const cm = on.find((o) => o.kind === 'ConfigMap' && o.metadata.labels?.grafana_dashboard === '1') as unknown as {
+      data: Record<string, string>;
+    };
     assert.deepEqual(JSON.parse(cm.data['simrs.json']!), dashboard);
   });
 });
@@ -187,7 +209,10 @@ function localized(command: string): string {
     '4003': port(stack.urls.notifierHttp),
   };
   let out = command.replace(/localhost:(8080|8081|4001|4002|4003)\b/g, (_, p: string) => `localhost:${ports[p]}`);
-  out = out.replace(/postgres:\/\/postgres:simrs-local@127\.0\.0\.1:5433\/(identity|records|notifier)\b/g, (_, db: 'identity' | 'records' | 'notifier') => stack.databases[db]);
+  out = out.replace(
+    /postgres:\/\/postgres:simrs-local@127\.0\.0\.1:5433\/(identity|records|notifier)\b/g,
+    (_, db: 'identity' | 'records' | 'notifier') => stack.databases[db],
+  );
   return out.replace(/redis:\/\/127\.0\.0\.1:6380\b/g, redis.url);
 }
 
@@ -198,7 +223,11 @@ describe('runbook against a local stack', () => {
       messages: [] as SmtpPeer['messages'],
       waitForMail: async (address: string) => {
         const found = await waitFor('a mail in the catcher', async () => {
-          const run = spawnSync(process.execPath, ['scripts/mail.ts', '3'], { cwd: repoRoot, env: { ...process.env, MAILCATCHER_DIR: mailDir }, encoding: 'utf8' });
+          const run = spawnSync(process.execPath, ['scripts/mail.ts', '3'], {
+            cwd: repoRoot,
+            env: { ...process.env, MAILCATCHER_DIR: mailDir },
+            encoding: 'utf8',
+          });
           return run.stdout.includes(address) && /^\s*\d{6}\s*$/m.test(run.stdout) ? run.stdout : undefined;
         });
         return { to: [address], subject: '', text: found, html: '', headers: {} };
@@ -214,7 +243,12 @@ describe('runbook against a local stack', () => {
     const env = { ...process.env, IDENTITY_GRPC: stack.urls.identityGrpc, MAILCATCHER_DIR: mailDir, PGCONNECT_TIMEOUT: '5' };
     const failures: string[] = [];
     for (const command of commands) {
-      const run = spawnSync('bash', ['-o', 'pipefail', '-c', localized(command)], { cwd: repoRoot, env, encoding: 'utf8', timeout: 60_000 });
+      const run = spawnSync('bash', ['-o', 'pipefail', '-c', localized(command)], {
+        cwd: repoRoot,
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       if (run.status !== 0) failures.push(`${command}\n  exit ${run.status}: ${(run.stderr || run.stdout).slice(0, 400)}`);
       else if (!run.stdout.trim() && !command.endsWith('|| true')) failures.push(`${command}\n  printed nothing`);
     }

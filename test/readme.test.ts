@@ -5,12 +5,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { repoRoot } from '@simrs/platform/testing';
-import { permissionTable } from '../services/records/src/permissions.ts';
+import { permissionTable } from '../services/records/src/access/permissions.ts';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 
 test('every setting a service reads is in the README', () => {
-  for (const file of ['gateway/src/config.ts', 'services/identity/src/config.ts', 'services/records/src/config.ts', 'services/notifier/src/config.ts']) {
+  for (const file of [
+    'gateway/src/config.ts',
+    'services/identity/src/config.ts',
+    'services/records/src/config.ts',
+    'services/notifier/src/config.ts',
+  ]) {
     const source = readFileSync(join(repoRoot, file), 'utf8');
     const names = [...source.matchAll(/^\s+([A-Z][A-Z0-9_]{2,}):/gm)].map((m) => m[1]!);
     assert.ok(names.length > 3, `settings found in ${file}`);

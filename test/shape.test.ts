@@ -34,9 +34,19 @@ function importsOf(file: string): string[] {
 test('every service has the same top-level entries in src/', () => {
   for (const service of SERVICES) {
     const entries = readdirSync(join(repoRoot, service, 'src'), { withFileTypes: true });
-    const files = entries.filter((e) => e.isFile()).map((e) => e.name).sort();
-    assert.deepEqual(files, ['config.ts', 'instrumentation.ts', 'main.ts'], `${service}/src holds only main.ts, config.ts and instrumentation.ts as files`);
-    assert.ok(entries.some((e) => e.isDirectory() && e.name === 'server'), `${service}/src/server exists`);
+    const files = entries
+      .filter((e) => e.isFile())
+      .map((e) => e.name)
+      .sort();
+    assert.deepEqual(
+      files,
+      ['config.ts', 'instrumentation.ts', 'main.ts'],
+      `${service}/src holds only main.ts, config.ts and instrumentation.ts as files`,
+    );
+    assert.ok(
+      entries.some((e) => e.isDirectory() && e.name === 'server'),
+      `${service}/src/server exists`,
+    );
     assert.ok(entries.filter((e) => e.isDirectory() && e.name !== 'server').length >= 1, `${service}/src has domain folders`);
   }
 });
@@ -104,6 +114,8 @@ test(`no source file over ${MAX_LINES} lines`, () => {
 });
 
 test('nothing refers to a folder outside the repository', () => {
-  const outside = tracked.filter((f) => f !== 'test/shape.test.ts' && !f.endsWith('.png') && readFileSync(join(repoRoot, f), 'utf8').includes('../shared'));
+  const outside = tracked.filter(
+    (f) => f !== 'test/shape.test.ts' && !f.endsWith('.png') && readFileSync(join(repoRoot, f), 'utf8').includes('../shared'),
+  );
   assert.deepEqual(outside, []);
 });

@@ -26,7 +26,9 @@ before(async () => {
     redisUrl: redis.url,
     smtpUrl: smtp.url,
     // Short lifetimes so that expiry can be watched; the identity suite checks that the defaults are 300 s.
-    env: { identity: { OTP_TTL_SECONDS: String(TTL_SECONDS), MAGIC_LINK_TTL_SECONDS: String(TTL_SECONDS), OTP_SENDS_PER_ADDRESS_PER_HOUR: '3' } },
+    env: {
+      identity: { OTP_TTL_SECONDS: String(TTL_SECONDS), MAGIC_LINK_TTL_SECONDS: String(TTL_SECONDS), OTP_SENDS_PER_ADDRESS_PER_HOUR: '3' },
+    },
   });
   await seedUsers(
     stack,
@@ -78,7 +80,8 @@ describe('sign-in limits through the gateway', () => {
     const code = await requestCode('otp@rs-signin.test');
     assert.match(code, /^\d{6}$/);
     const wrong = code === '000000' ? '111111' : '000000';
-    for (let i = 0; i < 3; i++) assert.notEqual((await post('/sign-in/email-otp', { email: 'otp@rs-signin.test', otp: wrong })).status, 200);
+    for (let i = 0; i < 3; i++)
+      assert.notEqual((await post('/sign-in/email-otp', { email: 'otp@rs-signin.test', otp: wrong })).status, 200);
     const right = await post('/sign-in/email-otp', { email: 'otp@rs-signin.test', otp: code });
     assert.notEqual(right.status, 200, 'the code is spent after three wrong tries');
     assert.equal(sessionCookie(right.headers.getSetCookie()), undefined);
@@ -90,9 +93,13 @@ describe('sign-in limits through the gateway', () => {
 
   test('sends are limited per address', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await post('/email-otp/send-verification-otp', { email: 'limit@rs-signin.test', type: 'sign-in' })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await post('/email-otp/send-verification-otp', { email: 'limit@rs-signin.test', type: 'sign-in' })).status);
     assert.deepEqual(statuses.slice(0, 3), [200, 200, 200]);
-    assert.ok(statuses.slice(3).every((s) => s === 429), `after 3 sends: ${statuses.join(', ')}`);
+    assert.ok(
+      statuses.slice(3).every((s) => s === 429),
+      `after 3 sends: ${statuses.join(', ')}`,
+    );
   });
 
   test('an unknown address gets the same status and body, no mail and no user row', async () => {

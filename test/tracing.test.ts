@@ -79,11 +79,25 @@ describe('traces', () => {
     assert.equal(notifierServer.parentSpanId, grpcClient.spanId, 'the notifier server span is a child of the gRPC client span');
     assert.equal(send.serverAbove(grpcClient), identityServer);
     // Redis (rate limits, the code) and Postgres (the user) inside identity.
-    assert.ok(send.find((s) => s.service === 'identity' && s.kind === CLIENT && isDb(s, 'redis')), 'a Redis span');
-    assert.ok(send.find((s) => s.service === 'identity' && s.kind === CLIENT && isDb(s, 'postgresql')), 'a Postgres span');
+    assert.ok(
+      send.find((s) => s.service === 'identity' && s.kind === CLIENT && isDb(s, 'redis')),
+      'a Redis span',
+    );
+    assert.ok(
+      send.find((s) => s.service === 'identity' && s.kind === CLIENT && isDb(s, 'postgresql')),
+      'a Postgres span',
+    );
     // The message is stored in Postgres within the same trace, and the SMTP delivery follows it.
-    assert.ok(send.find((s) => s.service === 'notifier' && isDb(s, 'postgresql')), 'the notifier stores the message');
-    await traceOf(otlp.spans, send.root!.name, (t) => Boolean(t.find((s) => s.service === 'notifier' && s.name === 'notifier.send')), since);
+    assert.ok(
+      send.find((s) => s.service === 'notifier' && isDb(s, 'postgresql')),
+      'the notifier stores the message',
+    );
+    await traceOf(
+      otlp.spans,
+      send.root!.name,
+      (t) => Boolean(t.find((s) => s.service === 'notifier' && s.name === 'notifier.send')),
+      since,
+    );
 
     const verify = await traceOf(
       otlp.spans,
@@ -141,7 +155,12 @@ describe('traces', () => {
       headers: { cookie, origin: stack.publicUrl },
     });
     assert.equal(res.status, 400);
-    const t = await traceOf(otlp.spans, 'GET /trpc/pasien.get', (x) => Boolean(x.find((s) => s.service === 'records' && s.kind === SERVER)), since);
+    const t = await traceOf(
+      otlp.spans,
+      'GET /trpc/pasien.get',
+      (x) => Boolean(x.find((s) => s.service === 'records' && s.kind === SERVER)),
+      since,
+    );
     assert.equal(t.root!.attributes['simrs.outcome'], 'client_error');
     const records = t.find((s) => s.service === 'records' && s.kind === SERVER)!;
     assert.equal(records.attributes['simrs.outcome'], 'client_error');

@@ -16,7 +16,10 @@ export const config = loadConfig(
     REDIS_URL: urlWith('redis', 'rediss'),
     /** Shared with records only: signs the principal forwarded with each call. */
     PRINCIPAL_SECRET: z.string().min(32, 'must be at least 32 characters'),
-    INTEGRATION_PREFIX: z.string().regex(/^\/[\w/-]*[\w-]$/, 'must look like /api/v1').default('/api/v1'),
+    INTEGRATION_PREFIX: z
+      .string()
+      .regex(/^\/[\w/-]*[\w-]$/, 'must look like /api/v1')
+      .default('/api/v1'),
     /** Browser origins allowed to call the API with credentials. PUBLIC_URL's origin is always allowed. */
     CORS_ALLOWED_ORIGINS: csv.pipe(z.array(urlWith('http', 'https'))),
     /** Proxies whose X-Forwarded-* headers are believed (Express "trust proxy" syntax: loopback, CIDRs). */
@@ -24,7 +27,11 @@ export const config = loadConfig(
     /** How long a validated session is reused without asking identity (revocations evict at once). */
     SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(60),
     /** Request bodies above this answer 413 before reaching a service. */
-    MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+    MAX_BODY_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024),
     /** A request body must arrive within this, else 408 (a trickled body holds no upstream connection). */
     BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     /** Rejected credentials (bad tokens, unknown sessions) per minute per client IP before 429; 0 disables. */

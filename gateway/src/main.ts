@@ -3,14 +3,13 @@ import { markDraining, serveHealth } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { observeRedis } from '@simrs/platform/pool-metrics';
 import { createRedis, pingRedis } from '@simrs/platform/redis';
-import { createApp } from './app.ts';
 import { config, oauth } from './config.ts';
-import { BearerAuthenticator } from './auth/bearer.ts';
-import { Revocations } from './auth/revocations.ts';
-import { SessionAuthenticator } from './auth/session.ts';
-import { log } from './log.ts';
-import { observeGateway } from './observability.ts';
-import { upstream } from './proxy.ts';
+import { BearerAuthenticator, Revocations, SessionAuthenticator } from './credentials/index.ts';
+import { upstream } from './proxy/index.ts';
+// app.ts and observability.ts import the domain folders, so server/index.ts cannot re-export them.
+import { createApp } from './server/app.ts';
+import { log } from './server/index.ts';
+import { observeGateway } from './server/observability.ts';
 
 const subscriber = createRedis(config.REDIS_URL, 'gateway-revocations');
 const redis = createRedis(config.REDIS_URL, 'gateway');
@@ -22,11 +21,17 @@ const sessions = new SessionAuthenticator({
   revocations,
 });
 const bearer = new BearerAuthenticator({ ...oauth, principalSecret: config.PRINCIPAL_SECRET, revocations });
-const identity = upstream('identity', config.IDENTITY_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS);
-const records = upstream('records', config.RECORDS_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS);
+const upstreams = {
+  identity: upstream('identity', config.IDENTITY_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS),
+  records: upstream('records', config.RECORDS_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS),
+};
 
-const app = createApp({ identity, records, sessions, bearer });
-observeGateway({ caches: { session: sessions.cache, bearer: bearer.cache }, revocationsLive: () => revocations.live, upstreams: [identity, records] });
+const app = createApp({ upstreams, sessions, bearer });
+observeGateway({
+  caches: { session: sessions.cache, bearer: bearer.cache },
+  revocationsLive: () => revocations.live,
+  upstreams: Object.values(upstreams),
+});
 observeRedis('gateway', redis);
 observeRedis('gateway-revocations', subscriber);
 const server = app.listen(config.GATEWAY_PORT, config.HOST, () =>
@@ -48,6 +53,6 @@ handleSignals(log);
 onShutdown('stop accepting', () => markDraining());
 onShutdown('http', () => new Promise((resolve) => server.close(resolve)));
 onShutdown('ops', () => new Promise((resolve) => ops.close(resolve)));
-onShutdown('upstreams', () => Promise.all([identity.pool.close(), records.pool.close()]));
+onShutdown('upstreams', () => Promise.all(Object.values(upstreams).map((u) => u.pool.close())));
 onShutdown('identity grpc', () => sessions.close());
 onShutdown('redis', () => Promise.all([redis.quit(), subscriber.quit()]));

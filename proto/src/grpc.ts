@@ -29,10 +29,7 @@ export type Handlers<S extends GenServiceMethods> = {
 };
 
 export type Client<S extends GenServiceMethods> = {
-  [K in keyof UnaryMethods<S>]: (
-    request: MessageInitShape<S[K]['input']>,
-    options?: CallOptions,
-  ) => Promise<MessageShape<S[K]['output']>>;
+  [K in keyof UnaryMethods<S>]: (request: MessageInitShape<S[K]['input']>, options?: CallOptions) => Promise<MessageShape<S[K]['output']>>;
 };
 
 export interface CallOptions {
@@ -93,10 +90,7 @@ export function addService<S extends GenServiceMethods>(
   for (const method of service.methods as DescMethod[]) {
     const handler = (handlers as Record<string, Handlers<S>[keyof Handlers<S>]>)[method.localName];
     if (!handler || method.methodKind !== 'unary') continue;
-    implementation[method.localName] = (
-      call: grpc.ServerUnaryCall<unknown, unknown>,
-      callback: grpc.sendUnaryData<unknown>,
-    ) => {
+    implementation[method.localName] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       handler(call.request as never, call).then(
         (init) => callback(null, create(method.output, init as never)),
         (err: unknown) => callback(toServiceError(err, method.name, hooks)),
@@ -115,7 +109,8 @@ export function createClient<S extends GenServiceMethods>(
   credentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
 ): Client<S> & { close(): void } {
   const Ctor = grpc.makeGenericClientConstructor(definitionOf(service as GenService<GenServiceMethods>), service.typeName);
-  const raw = new Ctor(address, credentials) as unknown as grpc.Client & Record<string, grpc.requestCallback<unknown> & ((...args: unknown[]) => unknown)>;
+  const raw = new Ctor(address, credentials) as unknown as grpc.Client &
+    Record<string, grpc.requestCallback<unknown> & ((...args: unknown[]) => unknown)>;
   const client: Record<string, unknown> = { close: () => raw.close() };
   for (const method of service.methods as DescMethod[]) {
     if (method.methodKind !== 'unary') continue;

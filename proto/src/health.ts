@@ -1,11 +1,7 @@
 // grpc.health.v1 for every gRPC server, so Kubernetes' native gRPC probes and grpc_health_probe work.
 // The status of the whole server ("") follows a readiness check supplied by the service.
 import { create } from '@bufbuild/protobuf';
-import {
-  Health,
-  HealthCheckResponseSchema,
-  HealthCheckResponse_ServingStatus as ServingStatus,
-} from '../gen/grpc/health/v1/health_pb.js';
+import { Health, HealthCheckResponseSchema, HealthCheckResponse_ServingStatus as ServingStatus } from '../gen/grpc/health/v1/health_pb.js';
 import type { HealthCheckRequest } from '../gen/grpc/health/v1/health_pb.js';
 import { definitionOf, grpc } from './grpc.ts';
 

@@ -10,7 +10,11 @@ function run(workspace: string, env: Record<string, string>): Promise<void> {
   const script = resolve(repoRoot, workspace, 'src/db/seed.ts');
   if (!existsSync(script)) return Promise.resolve();
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, ['src/db/seed.ts'], { cwd: resolve(repoRoot, workspace), env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, ['src/db/seed.ts'], {
+      cwd: resolve(repoRoot, workspace),
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     child.once('exit', (code) => (code === 0 ? ok() : fail(new Error(`${workspace} seed exited ${code}`))));
   });
 }

@@ -1,14 +1,15 @@
-// Renders charts/simrs the way `helm template` does (the real helm when it is on PATH, otherwise the
-// stand-in under ../shared/tools/helm-template), merges values the way Helm does, and checks rendered
-// objects against the Kubernetes schemas of kubernetes-models, including fields the schemas do not
-// know (the generated validators accept unknown properties, so those are found by walking the
-// TypeScript declarations that kubernetes-models generates from the same OpenAPI document).
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+// Renders charts/simrs with the real `helm template` (helm 4, unpacked from a devDependency by
+// scripts/lib/helm.ts), merges values the way Helm does, and checks rendered objects against the
+// Kubernetes schemas of kubernetes-models, including fields the schemas do not know (the generated
+// validators accept unknown properties, so those are found by walking the TypeScript declarations
+// that kubernetes-models generates from the same OpenAPI document).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { parse, parseAllDocuments } from 'yaml';
+import { helmBinary } from '../../scripts/lib/helm.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const chartDir = path.join(repoRoot, 'charts/simrs');
@@ -22,24 +23,16 @@ export interface K8sObject {
   [key: string]: unknown;
 }
 
-function onPath(binary: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && existsSync(path.join(dir, binary))) return path.join(dir, binary);
-  }
-  return undefined;
-}
-
-const helm = onPath('helm');
-export const renderer = helm ?? path.resolve(repoRoot, '../shared/tools/helm-template/helm-template');
+/** The helm binary every chart test runs. */
+export const helm = helmBinary();
 
 /** The Kubernetes version rendered for, the same with every helm release (Chart.yaml needs >= 1.30). */
 export const kubeVersion = 'v1.31.0';
 
 /** `helm template <release> charts/simrs -n <namespace> <args>`, parsed into objects. */
 export function render(release: string, namespace: string, args: string[] = []): K8sObject[] {
-  const common = [release, chartDir, '--namespace', namespace, '--kube-version', kubeVersion, ...args];
-  const argv = helm ? ['template', ...common] : common;
-  const out = execFileSync(renderer, argv, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const argv = ['template', release, chartDir, '--namespace', namespace, '--kube-version', kubeVersion, ...args];
+  const out = execFileSync(helm, argv, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const docs = parseAllDocuments(out);
   const objects: K8sObject[] = [];
   for (const doc of docs) {
@@ -48,6 +41,13 @@ export function render(release: string, namespace: string, args: string[] = []):
     if (value) objects.push(value);
   }
   return objects;
+}
+
+/** Runs helm in the repository root; never throws for a non-zero exit. */
+export function runHelm(args: string[]): { status: number | null; output: string } {
+  const result = spawnSync(helm, args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (result.error) throw result.error;
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
 export function readYaml(file: string): Values {
@@ -112,8 +112,7 @@ function shellWords(line: string): string[] {
     else if (/\s/.test(c)) {
       if (word !== undefined) words.push(word);
       word = undefined;
-    }
-    else if (c === '#' && word === undefined) break;
+    } else if (c === '#' && word === undefined) break;
     else word = (word ?? '') + c;
   }
   if (word !== undefined) words.push(word);
@@ -152,7 +151,8 @@ export function readmeInstallCommands(file: string): InstallCommand[] {
         else if (word === '-f' || word === '--values') command.files.push(words.shift()!);
         else if (word === '--set' || word === '--set-string') command.sets.push({ flag: word, assignment: words.shift()! });
         else if (word === '--timeout') words.shift();
-        else if (!['--install', '--create-namespace', '--wait', '--atomic'].includes(word)) throw new Error(`README: unknown helm flag ${word} in: ${text}`);
+        else if (!['--install', '--create-namespace', '--wait', '--atomic'].includes(word))
+          throw new Error(`README: unknown helm flag ${word} in: ${text}`);
       }
       [command.release = '', command.chart = ''] = positional;
       return command;

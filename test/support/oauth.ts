@@ -37,12 +37,21 @@ export interface RegisteredClient {
 }
 
 /** RFC 7591 registration through the gateway with openid-client (which runs discovery first). */
-export async function registerClient(stack: Stack, initialAccessToken: string, metadata: Partial<client.ClientMetadata>): Promise<RegisteredClient> {
+export async function registerClient(
+  stack: Stack,
+  initialAccessToken: string,
+  metadata: Partial<client.ClientMetadata>,
+): Promise<RegisteredClient> {
   const publicClient = metadata.token_endpoint_auth_method === 'none';
-  const config = await client.dynamicClientRegistration(issuerUrl(stack), metadata, publicClient ? client.None() : client.ClientSecretPost(), {
-    initialAccessToken,
-    execute: [client.allowInsecureRequests],
-  });
+  const config = await client.dynamicClientRegistration(
+    issuerUrl(stack),
+    metadata,
+    publicClient ? client.None() : client.ClientSecretPost(),
+    {
+      initialAccessToken,
+      execute: [client.allowInsecureRequests],
+    },
+  );
   const registered = config.clientMetadata();
   return {
     config,
@@ -82,7 +91,10 @@ export class Browserless {
     const sent = await this.fetch('/api/auth/email-otp/send-verification-otp', { method: 'POST', json: { email, type: 'sign-in' } });
     if (sent.status !== 200) throw new Error(`send-verification-otp: ${sent.status}`);
     const otp = otpFrom((await smtp.waitForMail(email, since, isOtpMail)).text);
-    const res = await this.fetch('/api/auth/sign-in/email-otp', { method: 'POST', json: { email, otp, ...(oauthQuery ? { oauth_query: oauthQuery } : {}) } });
+    const res = await this.fetch('/api/auth/sign-in/email-otp', {
+      method: 'POST',
+      json: { email, otp, ...(oauthQuery ? { oauth_query: oauthQuery } : {}) },
+    });
     if (res.status !== 200) throw new Error(`sign-in/email-otp: ${res.status} ${await res.text()}`);
     return (await res.json()) as { redirect?: boolean; url?: string };
   }
@@ -166,7 +178,12 @@ export interface CodeFlow {
 }
 
 /** An authorization request with PKCE S256, state and nonce, as openid-client builds it. */
-export async function codeFlow(config: client.Configuration, redirectUri: string, scope: string, extra: Record<string, string> = {}): Promise<CodeFlow> {
+export async function codeFlow(
+  config: client.Configuration,
+  redirectUri: string,
+  scope: string,
+  extra: Record<string, string> = {},
+): Promise<CodeFlow> {
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
   const nonce = client.randomNonce();
@@ -194,11 +211,20 @@ export async function tokensFor(
   const redirectUri = (registered.metadata.redirect_uris as string[])[0]!;
   const flow = await codeFlow(registered.config, redirectUri, scope);
   const { callback } = await authorizeWithFetch(stack, smtp, browser, flow.url, { email });
-  return client.authorizationCodeGrant(registered.config, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce });
+  return client.authorizationCodeGrant(registered.config, callback, {
+    pkceCodeVerifier: flow.verifier,
+    expectedState: flow.state,
+    expectedNonce: flow.nonce,
+  });
 }
 
 /** Calls a tRPC query through the gateway with a bearer token. */
-export async function apiQuery(stack: Stack, accessToken: string, procedure = 'pasien.list', input: unknown = { limit: 1 }): Promise<Response> {
+export async function apiQuery(
+  stack: Stack,
+  accessToken: string,
+  procedure = 'pasien.list',
+  input: unknown = { limit: 1 },
+): Promise<Response> {
   return fetch(`${stack.gatewayUrl}/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, {
     headers: { authorization: `Bearer ${accessToken}` },
   });
@@ -218,7 +244,11 @@ export async function within(withinMs: number, check: () => Promise<boolean>): P
  * A token signed with identity's current signing key but with claims (or header) of the test's
  * choosing: each gateway check (audience, issuer, expiry, type) can then be tested on its own.
  */
-export async function forgeWithIdentityKey(stack: Stack, payload: JWTPayload, header: { typ?: string } = { typ: 'at+jwt' }): Promise<string> {
+export async function forgeWithIdentityKey(
+  stack: Stack,
+  payload: JWTPayload,
+  header: { typ?: string } = { typ: 'at+jwt' },
+): Promise<string> {
   const db = new pg.Client({ connectionString: stack.databases.identity });
   await db.connect();
   try {
@@ -227,7 +257,10 @@ export async function forgeWithIdentityKey(stack: Stack, payload: JWTPayload, he
     );
     const row = rows[0];
     if (!row) throw new Error('identity has no signing key yet');
-    const jwk = JSON.parse(await symmetricDecrypt({ key: stack.secrets.auth, data: JSON.parse(row.privateKey) as string })) as Record<string, unknown>;
+    const jwk = JSON.parse(await symmetricDecrypt({ key: stack.secrets.auth, data: JSON.parse(row.privateKey) as string })) as Record<
+      string,
+      unknown
+    >;
     const alg = row.alg ?? 'EdDSA';
     const key = await importJWK(jwk, alg);
     return await new SignJWT(payload).setProtectedHeader({ alg, kid: row.id, ...header }).sign(key);

@@ -62,7 +62,9 @@ export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: Re
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  const port = await new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
+  );
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans,

@@ -6,7 +6,8 @@ export const SERVER = 2;
 export const CLIENT = 3;
 
 /** A database client span of `system` (stable semconv `db.system.name`, or the old `db.system`). */
-export const isDb = (s: ReceivedSpan, system: 'postgresql' | 'redis') => (s.attributes['db.system.name'] ?? s.attributes['db.system']) === system;
+export const isDb = (s: ReceivedSpan, system: 'postgresql' | 'redis') =>
+  (s.attributes['db.system.name'] ?? s.attributes['db.system']) === system;
 
 export class Trace {
   readonly spans: ReceivedSpan[];
@@ -47,7 +48,13 @@ export class Trace {
  * The trace of the newest gateway root span named `name`, once `complete` says every span it
  * expects has arrived (exports are batched per service, so they come in pieces).
  */
-export async function traceOf(spans: ReceivedSpan[], name: string, complete: (t: Trace) => boolean, since = 0, timeoutMs = 15_000): Promise<Trace> {
+export async function traceOf(
+  spans: ReceivedSpan[],
+  name: string,
+  complete: (t: Trace) => boolean,
+  since = 0,
+  timeoutMs = 15_000,
+): Promise<Trace> {
   let last: Trace | undefined;
   try {
     return await waitFor(

@@ -25,8 +25,18 @@ const PROCEDURES = [
       telepon: '0812-3456-7890',
     },
   },
-  { name: 'pasien.update', kind: 'mutation', summary: 'Correct a patient record (only given fields change)', example: { id: '00000000-0000-4000-8000-000000000000', alamat: 'Jl. Sudirman No. 5' } },
-  { name: 'pasien.archive', kind: 'mutation', summary: 'Archive a patient', example: { id: '00000000-0000-4000-8000-000000000000', reason: 'duplicate registration' } },
+  {
+    name: 'pasien.update',
+    kind: 'mutation',
+    summary: 'Correct a patient record (only given fields change)',
+    example: { id: '00000000-0000-4000-8000-000000000000', alamat: 'Jl. Sudirman No. 5' },
+  },
+  {
+    name: 'pasien.archive',
+    kind: 'mutation',
+    summary: 'Archive a patient',
+    example: { id: '00000000-0000-4000-8000-000000000000', reason: 'duplicate registration' },
+  },
   { name: 'audit.list', kind: 'query', summary: 'Read the audit trail (auditor, tenant admin)', example: { limit: 20 } },
 ];
 
@@ -180,7 +190,10 @@ async function loadFromOpenapi() {
   const url = `${apiBase()}${prefix}/openapi.json`;
   setStatus(`loading ${url}…`);
   try {
-    const res = await fetch(url, { credentials: els.bearer.checked ? 'omit' : 'include', headers: els.bearer.checked && els.token.value ? { authorization: `Bearer ${els.token.value.trim()}` } : {} });
+    const res = await fetch(url, {
+      credentials: els.bearer.checked ? 'omit' : 'include',
+      headers: els.bearer.checked && els.token.value ? { authorization: `Bearer ${els.token.value.trim()}` } : {},
+    });
     if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
     const doc = await res.json();
     const found = [];
@@ -189,7 +202,12 @@ async function loadFromOpenapi() {
         if (!op.operationId) continue;
         const name = op.operationId.replace(/-/g, '.');
         const known = PROCEDURES.find((p) => p.name === name);
-        found.push({ name, kind: method === 'get' ? 'query' : 'mutation', summary: op.summary ?? known?.summary ?? '', example: known ? known.example : {} });
+        found.push({
+          name,
+          kind: method === 'get' ? 'query' : 'mutation',
+          summary: op.summary ?? known?.summary ?? '',
+          example: known ? known.example : {},
+        });
       }
     }
     if (found.length === 0) throw new Error('the document lists no operations');

@@ -75,5 +75,7 @@ export async function publishRevocation(redis: Redis, revocation: Revocation, ke
 /** Every revocation still in force, for a gateway that just (re)subscribed. */
 export async function loadRevocations(redis: Redis): Promise<Revocation[]> {
   const entries = await redis.zrangebyscore(REVOCATION_LOG, Date.now(), '+inf');
-  return entries.map((e) => decodeRevocation(e.slice(e.indexOf(':', e.indexOf(':') + 1) + 1))).filter((r): r is Revocation => r !== undefined);
+  return entries
+    .map((e) => decodeRevocation(e.slice(e.indexOf(':', e.indexOf(':') + 1) + 1)))
+    .filter((r): r is Revocation => r !== undefined);
 }

@@ -36,7 +36,12 @@ export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trac
 export const csv = z
   .string()
   .default('')
-  .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean));
+  .transform((value) =>
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 
 /** "true"/"1" and "false"/"0"; z.coerce.boolean would read "false" as true. */
 export const flag = (fallback: boolean) =>

@@ -29,7 +29,10 @@ const annotations = new WeakMap<IncomingMessage, Annotation>();
 const RPC_METADATA = createContextKey('OpenTelemetry SDK Context Key RPC_METADATA');
 
 /** Names the server span of `req` and adds attributes to it (applied when the response ends). */
-export function annotateRequest(req: IncomingMessage, annotation: { name?: string; route?: string; tenantId?: string; attributes?: Attributes }): void {
+export function annotateRequest(
+  req: IncomingMessage,
+  annotation: { name?: string; route?: string; tenantId?: string; attributes?: Attributes },
+): void {
   const current = annotations.get(req) ?? { attributes: {} };
   if (annotation.name !== undefined) current.name = annotation.name;
   if (annotation.route !== undefined) current.route = annotation.route;

@@ -42,7 +42,9 @@ function instrumentations(): Instrumentation[] {
         headersToSpanAttributes: { server: { requestHeaders: [], responseHeaders: [] } },
         startIncomingSpanHook: (req) => incomingUrlAttributes(req.url ?? '/'),
         startOutgoingSpanHook: (options) => ({
-          [ATTR_URL_FULL]: redactUrl(`${options.protocol ?? 'http:'}//${options.hostname ?? options.host ?? ''}${options.port ? `:${options.port}` : ''}${options.path ?? '/'}`),
+          [ATTR_URL_FULL]: redactUrl(
+            `${options.protocol ?? 'http:'}//${options.hostname ?? options.host ?? ''}${options.port ? `:${options.port}` : ''}${options.path ?? '/'}`,
+          ),
         }),
         // Route, span name, tenant (spans.ts annotations) and simrs.outcome on server spans.
         applyCustomAttributesOnSpan: (span, request, response) => {
@@ -69,9 +71,7 @@ function instrumentations(): Instrumentation[] {
       }),
   };
   // The standard switch of auto-instrumentations-node, honoured here for the ones we ship.
-  const enabled = (process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS ?? Object.keys(all).join(','))
-    .split(',')
-    .map((s) => s.trim());
+  const enabled = (process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS ?? Object.keys(all).join(',')).split(',').map((s) => s.trim());
   return Object.entries(all)
     .filter(([name]) => enabled.includes(name))
     .map(([, make]) => make());

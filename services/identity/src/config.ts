@@ -37,7 +37,10 @@ export const schema = z
     ADMIN_API_TOKEN: secret.optional().or(z.literal('').transform(() => undefined)),
     /** `production` makes ADMIN_API_TOKEN mandatory. */
     NODE_ENV: z.string().optional(),
-    PASSKEY_RP_ID: z.string().regex(/^[a-z0-9.-]+$/i, 'must be a host name').optional(),
+    PASSKEY_RP_ID: z
+      .string()
+      .regex(/^[a-z0-9.-]+$/i, 'must be a host name')
+      .optional(),
     PASSKEY_RP_NAME: z.string().min(1).default('SIMRS'),
     MAGIC_LINK_TTL_SECONDS: seconds(300, 1, 3600),
     OTP_TTL_SECONDS: seconds(300, 1, 3600),

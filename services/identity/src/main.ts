@@ -9,28 +9,19 @@ import { observePgPool, observeRedis } from '@simrs/platform/pool-metrics';
 import { untraced } from '@simrs/platform/spans';
 import { createRedis, pingRedis } from '@simrs/platform/redis';
 import { APIError } from 'better-auth/api';
-import { createAdmin } from './admin.ts';
-import type { Admin } from './admin.ts';
-import { createAuth, JWT_OPTIONS, keySet } from './auth.ts';
+import { createAuth, JWT_OPTIONS, keySet } from './auth/index.ts';
 import { loadIdentityConfig } from './config.ts';
-import { createDirectory } from './directory.ts';
-import { addIdentityService } from './grpc.ts';
-import { createHttpServer } from './http.ts';
-import { createInviter } from './invitations.ts';
-import { deriveKeys } from './keys.ts';
-import { createLimits } from './limits.ts';
-import { log } from './log.ts';
-import { createMailer } from './mailer.ts';
-import { observeDeviceCodes } from './metrics.ts';
-import { migrateIdentity } from './migrate.ts';
-import { createOAuthClients } from './oauth-clients.ts';
-import { createPages } from './pages.ts';
-import { createRegistrationTokens } from './registration-tokens.ts';
-import { createRevocations } from './revocations.ts';
-import { seedDemoData } from './seed.ts';
-import { createSessions } from './sessions.ts';
-import { rotateSigningKey } from './signing-keys.ts';
-import { createIdentityStorage } from './storage.ts';
+import { migrateIdentity, seedDemoData } from './db/index.ts';
+import { createDirectory } from './directory/index.ts';
+import { deriveKeys } from './keys/index.ts';
+import { createMailer } from './mail/index.ts';
+import { createOAuthClients, createRegistrationTokens, rotateSigningKey } from './oauth/index.ts';
+import { createPages } from './pages/index.ts';
+import { addIdentityService, createHttpServer, log, observeDeviceCodes } from './server/index.ts';
+import { createIdentityStorage, createRevocations, createSessions } from './sessions/index.ts';
+import { createLimits } from './signin/index.ts';
+import { createAdmin, createInviter } from './tenants/index.ts';
+import type { Admin } from './tenants/index.ts';
 
 const config = loadIdentityConfig();
 const pool = createPool(config.DATABASE_URL);
@@ -106,7 +97,12 @@ const pages = createPages({
     } catch (err) {
       if (!(err instanceof APIError)) throw err;
       const body = (err.body ?? {}) as { error?: string; code?: string; error_description?: string; message?: string };
-      return { ok: false, httpStatus: err.statusCode, error: body.error ?? body.code ?? 'invalid_request', description: body.error_description ?? body.message ?? '' };
+      return {
+        ok: false,
+        httpStatus: err.statusCode,
+        error: body.error ?? body.code ?? 'invalid_request',
+        description: body.error_description ?? body.message ?? '',
+      };
     }
   },
 });

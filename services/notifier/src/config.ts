@@ -1,23 +1,12 @@
 // The notifier's settings, parsed once at start (see README.md for the table). A bad value stops the
 // process with one line naming the variable, and never echoes the value (SMTP_URL holds a password).
 import { flag, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
-import { parseAddress } from './address.ts';
-
-export const TLS_MODES = ['implicit', 'starttls', 'opportunistic', 'none'] as const;
-export type TlsMode = (typeof TLS_MODES)[number];
+import { TLS_MODES, parseAddress } from './mail/index.ts';
+import type { SmtpSettings, TlsMode } from './mail/index.ts';
 
 const ms = (fallback: number, min = 1) => z.coerce.number().int().min(min).default(fallback);
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-export interface SmtpSettings {
-  host: string;
-  port: number;
-  user?: string;
-  pass?: string;
-  tls: TlsMode;
-  timeoutMs: number;
-}
 
 /**
  * TLS mode when SMTP_TLS is not set: smtps:// means TLS from the first byte; smtp:// to a remote

@@ -2,7 +2,6 @@
 // /healthz, /readyz and /metrics. Readiness is the message store, never the SMTP server: with the
 // SMTP server down the notifier still accepts (and durably queues) mail, which is the point.
 import { createServer } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { createPool, migrate } from '@simrs/platform/db';
 import { markDraining, serveHealth } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
@@ -11,17 +10,11 @@ import { observePgPool } from '@simrs/platform/pool-metrics';
 import { NotifierService } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
 import { addService, drain, grpc, listen } from '@simrs/proto/grpc';
 import { addHealthService } from '@simrs/proto/health';
-import { parseAddress } from './address.ts';
 import { config } from './config.ts';
-import { toGrpcError } from './errors.ts';
-import { createMailer } from './mailer.ts';
-import { createMetrics } from './metrics.ts';
-import { notifierHandlers } from './service.ts';
-import { stats } from './store.ts';
-import { untraced } from './tracing.ts';
-import { createWorker } from './worker.ts';
-
-const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
+import { migrationsDir, untraced } from './db/index.ts';
+import { createWorker, stats } from './deliveries/index.ts';
+import { createMailer, parseAddress } from './mail/index.ts';
+import { createMetrics, notifierHandlers, toGrpcError } from './server/index.ts';
 
 const cfg = config();
 const log = createLogger('notifier', cfg.logLevel);
@@ -29,7 +22,7 @@ handleSignals(log);
 
 const pool = createPool(cfg.databaseUrl, { max: cfg.concurrency + 4 });
 try {
-  if (cfg.migrateOnStart) await migrate(pool, MIGRATIONS, log);
+  if (cfg.migrateOnStart) await migrate(pool, migrationsDir, log);
 } catch (err) {
   log.fatal({ err: { message: (err as Error).message } }, 'cannot migrate the message store');
   await pool.end().catch(() => {});
@@ -64,13 +57,14 @@ addService(
   notifierHandlers({ pool, log, metrics, messageIdDomain: from.address.split('@')[1]!, onQueued: () => worker.wake() }),
   {
     mapError: toGrpcError,
-    onInternalError: (method, err) => log.error({ method, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'gRPC handler failed'),
+    onInternalError: (method, err) =>
+      log.error({ method, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'gRPC handler failed'),
   },
 );
 const health = addHealthService(server, { services: [NotifierService.typeName], ready: storeReachable });
 const grpcPort = await listen(server, cfg.host, cfg.grpcPort);
 
-// /healthz, /readyz and /metrics (the platform's Prometheus exporter, which reads metrics.ts).
+// /healthz, /readyz and /metrics (the platform's Prometheus exporter, which reads server/metrics.ts).
 const healthHandler = serveHealth({ store: storeReachable });
 const http = createServer((req, res) => {
   if (healthHandler(req, res)) return;

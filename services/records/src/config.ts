@@ -14,8 +14,15 @@ export const configSchema = z
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
     /** Shared with the gateway only; signs the principal it forwards. Also keys the list cursors. */
     PRINCIPAL_SECRET: z.string().min(32, 'must be at least 32 characters'),
-    INTEGRATION_PREFIX: z.string().regex(/^\/[\w/-]*[\w-]$/, 'must look like /api/v1').default('/api/v1'),
-    MAX_BODY_BYTES: z.coerce.number().int().positive().default(256 * 1024),
+    INTEGRATION_PREFIX: z
+      .string()
+      .regex(/^\/[\w/-]*[\w-]$/, 'must look like /api/v1')
+      .default('/api/v1'),
+    MAX_BODY_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(256 * 1024),
     LOG_LEVEL: logLevel,
   })
   .refine((env) => !env.MIGRATE_ON_START || env.MIGRATION_DATABASE_URL !== undefined, {

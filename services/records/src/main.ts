@@ -2,11 +2,9 @@ import { markDraining } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { observePgPool } from '@simrs/platform/pool-metrics';
 import { loadRecordsConfig } from './config.ts';
-import { createAppPool } from './db.ts';
-import { log } from './log.ts';
-import { migrateRecords } from './migrate.ts';
-import { assertAppRole } from './roles.ts';
-import { createRecordsServer } from './server.ts';
+import { assertAppRole, createAppPool, migrateRecords } from './db/index.ts';
+import { log } from './server/index.ts';
+import { createRecordsServer } from './server/server.ts';
 
 const config = loadRecordsConfig();
 
@@ -30,7 +28,9 @@ try {
 observePgPool('records', pool);
 const server = createRecordsServer(config, { pool, checks: { postgres: () => pool.query('select 1') } });
 server.keepAliveTimeout = 65_000;
-server.listen(config.HTTP_PORT, config.HOST, () => log.info({ port: config.HTTP_PORT, prefix: config.INTEGRATION_PREFIX }, 'records listening'));
+server.listen(config.HTTP_PORT, config.HOST, () =>
+  log.info({ port: config.HTTP_PORT, prefix: config.INTEGRATION_PREFIX }, 'records listening'),
+);
 
 handleSignals(log);
 onShutdown('stop accepting', () => markDraining());

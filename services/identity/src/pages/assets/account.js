@@ -38,7 +38,16 @@ async function loadPasskeys() {
           .catch(fail),
       );
       const created = p.createdAt ? ` · added ${new Date(p.createdAt).toLocaleString()}` : '';
-      return el('li', { dataset: { passkeyId: p.id } }, el('span', { class: 'passkey-name', text: p.name || 'Passkey' }), created, el('br'), input, rename, remove);
+      return el(
+        'li',
+        { dataset: { passkeyId: p.id } },
+        el('span', { class: 'passkey-name', text: p.name || 'Passkey' }),
+        created,
+        el('br'),
+        input,
+        rename,
+        remove,
+      );
     }),
   );
   if (!passkeys.length) list.append(el('li', { class: 'empty', text: 'No passkeys yet.' }));
@@ -70,7 +79,11 @@ async function loadUsers() {
   const { users } = await api('/tenant/users');
   $('user-list').replaceChildren(
     ...users.map((u) => {
-      const item = el('li', { dataset: { userId: u.id, active: String(u.active) } }, `${u.email} · ${u.role}${u.active ? '' : ' · deactivated'}`);
+      const item = el(
+        'li',
+        { dataset: { userId: u.id, active: String(u.active) } },
+        `${u.email} · ${u.role}${u.active ? '' : ' · deactivated'}`,
+      );
       if (u.active) {
         const off = el('button', { class: 'deactivate-user secondary', type: 'button', text: 'Deactivate' });
         off.addEventListener('click', () => api('/tenant/deactivate-user', { userId: u.id }).then(loadUsers).catch(fail));

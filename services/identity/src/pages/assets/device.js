@@ -10,7 +10,10 @@ async function answer(approve) {
   for (const id of ['approve', 'deny']) $(id).disabled = true;
   try {
     await api(approve ? '/device/approve' : '/device/deny', { userCode });
-    status($('status'), approve ? 'Approved. Your device is connected: you can close this page.' : 'Denied. The device will not get access.');
+    status(
+      $('status'),
+      approve ? 'Approved. Your device is connected: you can close this page.' : 'Denied. The device will not get access.',
+    );
     request.dataset.answered = approve ? 'approved' : 'denied';
     for (const id of ['approve', 'deny']) $(id).hidden = true;
   } catch (err) {

@@ -5,7 +5,10 @@ const fromB64u = (s) => {
   return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)).buffer;
 };
 const toB64u = (buf) =>
-  btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  btoa(String.fromCharCode(...new Uint8Array(buf)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 
 const PKC = () => window.PublicKeyCredential;
 

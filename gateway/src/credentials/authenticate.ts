@@ -1,0 +1,44 @@
+// Resolves the caller of an API request (see credentials.ts for the rules) and puts it on the request
+// context for the rate limit and the proxy. A bad or malformed token is refused (401); an unknown
+// session goes on anonymously; both count against the client IP's refused credentials.
+import type { RequestHandler } from 'express';
+import { clientKey } from '../limits/index.ts';
+import type { CallerRateLimit } from '../limits/index.ts';
+import { sendError, setCaller } from '../server/index.ts';
+import { InvalidToken } from './bearer.ts';
+import type { BearerAuthenticator } from './bearer.ts';
+import type { VerifiedCredential } from './cache.ts';
+import { MalformedAuthorization, resolveCaller, UnknownSession } from './credentials.ts';
+import { UpstreamUnavailable } from './session.ts';
+import type { SessionAuthenticator } from './session.ts';
+
+export function authenticate(auth: {
+  sessions: SessionAuthenticator;
+  bearer: BearerAuthenticator;
+  refused: CallerRateLimit;
+}): RequestHandler {
+  return async (req, res, next) => {
+    let verified: VerifiedCredential | undefined;
+    try {
+      verified = await resolveCaller(req, auth);
+    } catch (err) {
+      if (err instanceof UpstreamUnavailable)
+        return sendError(res, 'SERVICE_UNAVAILABLE', 'sign-in service unavailable, try again shortly');
+      if (err instanceof InvalidToken || err instanceof MalformedAuthorization) {
+        await auth.refused.check(clientKey(req));
+        const description = err instanceof MalformedAuthorization ? 'malformed' : 'invalid or expired';
+        return sendError(res, 'UNAUTHORIZED', 'the access token is invalid, expired or revoked', {
+          'www-authenticate': `Bearer error="invalid_token", error_description="${description}"`,
+        });
+      }
+      if (!(err instanceof UnknownSession)) throw err;
+      await auth.refused.check(clientKey(req));
+    }
+    if (verified) {
+      const { key, principal } = verified;
+      const cache = req.headers.authorization ? auth.bearer.cache : auth.sessions.cache;
+      setCaller(res, { principal, signPrincipal: () => cache.mint(key, principal) });
+    }
+    next();
+  };
+}

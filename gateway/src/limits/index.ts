@@ -1,0 +1,1 @@
+export { CallerRateLimit, clientKey, rateLimit } from './rate-limit.ts';

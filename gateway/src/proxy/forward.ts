@@ -1,0 +1,44 @@
+// The last middleware of every route: the request goes to the route's upstream with the headers its
+// credential rule allows. Every upstream gets exactly one client address and never a principal the
+// client sent; records gets neither cookie nor token, only the principal signed for the caller.
+import type { Request, RequestHandler } from 'express';
+import { PRINCIPAL_HEADER } from '@simrs/contracts/principal';
+import type { Route, UpstreamName } from '../routes/index.ts';
+import { callerOf } from '../server/index.ts';
+import { forwardHeaders, proxy } from './proxy.ts';
+import type { Upstream } from './proxy.ts';
+
+export interface ForwardOptions {
+  upstreams: Record<UpstreamName, Upstream>;
+  maxBodyBytes: number;
+  bodyTimeoutMs: number;
+}
+
+function forwardedFor(req: Request): Record<string, string | undefined> {
+  return {
+    // Exactly one address, the client's as seen through trusted proxies only.
+    'x-forwarded-for': req.ip ?? req.socket.remoteAddress ?? '',
+    'x-forwarded-proto': req.protocol,
+    'x-forwarded-host': req.hostname,
+    [PRINCIPAL_HEADER]: undefined,
+  };
+}
+
+export function forward(route: Route, options: ForwardOptions): RequestHandler {
+  const target = options.upstreams[route.upstream];
+  const limits = { maxBodyBytes: options.maxBodyBytes, bodyTimeoutMs: options.bodyTimeoutMs };
+  if (route.credentials === 'passthrough') {
+    return (req, res) => proxy(target, req, res, forwardHeaders(req.headers, forwardedFor(req)), limits);
+  }
+  return async (req, res) => {
+    const principal = await callerOf(res)?.signPrincipal();
+    // The upstream needs neither the cookie nor the token: the principal says everything.
+    const headers = forwardHeaders(req.headers, {
+      ...forwardedFor(req),
+      cookie: undefined,
+      authorization: undefined,
+      [PRINCIPAL_HEADER]: principal,
+    });
+    await proxy(target, req, res, headers, limits);
+  };
+}

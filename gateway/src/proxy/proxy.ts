@@ -1,0 +1,96 @@
+// A lean streaming reverse proxy on undici (DESIGN: no http-proxy-middleware on the hot path). An
+// upstream that refuses or does not answer in time gives a quick 503 envelope, never a hang.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Request, Response } from 'express';
+import { Pool } from 'undici';
+import { log, sendError } from '../server/index.ts';
+import { BodyTimeout, PayloadTooLarge, readBody } from './body.ts';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  // Node has already answered "100 Continue" to the client; undici refuses to forward it.
+  'expect',
+]);
+
+export interface Upstream {
+  name: string;
+  pool: Pool;
+}
+
+export function upstream(name: string, url: string, connectTimeoutMs: number, timeoutMs: number): Upstream {
+  return {
+    name,
+    pool: new Pool(new URL(url).origin, {
+      connections: 128,
+      connect: { timeout: connectTimeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      keepAliveTimeout: 10_000,
+    }),
+  };
+}
+
+/** Copies request headers minus hop-by-hop ones, then applies `set` (undefined deletes). */
+export function forwardHeaders(headers: IncomingHttpHeaders, set: Record<string, string | undefined>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    out[name] = value;
+  }
+  for (const [name, value] of Object.entries(set)) {
+    if (value === undefined) delete out[name];
+    else out[name] = value;
+  }
+  return out;
+}
+
+export async function proxy(
+  target: Upstream,
+  req: Request,
+  res: Response,
+  headers: Record<string, string | string[]>,
+  limits: { maxBodyBytes: number; bodyTimeoutMs: number },
+): Promise<void> {
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) return tooLarge(res, limits.maxBodyBytes);
+  let body: Buffer | null = null;
+  try {
+    if (hasBody) body = await readBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
+  } catch (err) {
+    if (err instanceof PayloadTooLarge) return tooLarge(res, limits.maxBodyBytes);
+    if (err instanceof BodyTimeout) return sendError(res, 'TIMEOUT', 'the request body did not arrive in time', { connection: 'close' });
+    return void res.destroy();
+  }
+  if (body) headers['content-length'] = String(body.length);
+  try {
+    const upstreamRes = await target.pool.request({
+      method: req.method as 'GET',
+      path: req.originalUrl,
+      headers,
+      body,
+    });
+    res.status(upstreamRes.statusCode);
+    for (const [name, value] of Object.entries(upstreamRes.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
+    }
+    upstreamRes.body.pipe(res);
+    upstreamRes.body.on('error', () => res.destroy());
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    log.warn({ upstream: target.name, code }, 'upstream unavailable');
+    sendError(res, 'SERVICE_UNAVAILABLE', `${target.name} is unavailable, try again shortly`, { 'retry-after': '1' });
+  }
+}
+
+function tooLarge(res: Response, maxBodyBytes: number): void {
+  // The rest of the body is not read: close the connection rather than drain it.
+  sendError(res, 'PAYLOAD_TOO_LARGE', `request body over ${maxBodyBytes} bytes`, { connection: 'close' });
+}

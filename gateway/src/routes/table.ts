@@ -1,0 +1,84 @@
+// The gateway's routes, declared once: which path prefixes it serves, which upstream answers each, what
+// happens to the caller's credentials on the way, and which methods browsers on allow-listed origins may
+// use. Routing (server/app.ts), the proxy (proxy/forward.ts), the metrics' route labels and the error
+// envelope's `data.path` all read this list; anything not in it is a static page or a 404.
+import { config } from '../config.ts';
+
+export type UpstreamName = 'identity' | 'records';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Route {
+  /** Matched case-sensitively on the request target as sent: `/TRPC/x` is a 404, never a redirect. */
+  prefix: string;
+  upstream: UpstreamName;
+  /**
+   * `passthrough`: cookie and token go on untouched (identity reads them itself). `principal`: the gateway
+   * resolves the caller from them (cookie under the origin rule, or bearer token), forwards a signed
+   * principal instead and neither credential; refused credentials and the per-caller rate limit apply.
+   */
+  credentials: 'passthrough' | 'principal';
+  /**
+   * Methods a page on an allow-listed origin may use with credentials (the CORS preflight's answer);
+   * empty: no CORS headers at all. Every method is forwarded: the upstream answers those it does not serve.
+   */
+  corsMethods: readonly Method[];
+  /**
+   * What the path after the prefix names, for the route label of the metrics and the envelope's
+   * `data.path`: `procedure` (tRPC: a procedure, or several joined by commas), `prefix` (a path under
+   * the prefix), `exact` (one document, labelled like a static page).
+   */
+  paths: 'procedure' | 'prefix' | 'exact';
+}
+
+const API_METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+export const routes: readonly Route[] = [
+  // Better Auth: sign-in, sessions, the OAuth provider.
+  { prefix: '/api/auth', upstream: 'identity', credentials: 'passthrough', corsMethods: API_METHODS, paths: 'prefix' },
+  // identity's own pages (sign-in, consent, device), same-origin only.
+  { prefix: '/auth', upstream: 'identity', credentials: 'passthrough', corsMethods: [], paths: 'prefix' },
+  // OAuth discovery at the site root (RFC 8414 for an issuer with a path, RFC 9728 for the API).
+  {
+    prefix: '/.well-known/oauth-authorization-server',
+    upstream: 'identity',
+    credentials: 'passthrough',
+    corsMethods: API_METHODS,
+    paths: 'exact',
+  },
+  {
+    prefix: '/.well-known/openid-configuration',
+    upstream: 'identity',
+    credentials: 'passthrough',
+    corsMethods: API_METHODS,
+    paths: 'exact',
+  },
+  {
+    prefix: '/.well-known/oauth-protected-resource',
+    upstream: 'identity',
+    credentials: 'passthrough',
+    corsMethods: API_METHODS,
+    paths: 'exact',
+  },
+  // The clinical API: tRPC for the dashboard and playground, REST for integrations.
+  { prefix: '/trpc', upstream: 'records', credentials: 'principal', corsMethods: API_METHODS, paths: 'procedure' },
+  { prefix: config.INTEGRATION_PREFIX, upstream: 'records', credentials: 'principal', corsMethods: API_METHODS, paths: 'prefix' },
+];
+
+/** The route a path (without its query) is under, if any: the prefix itself or a path below it. */
+export function routeFor(path: string): Route | undefined {
+  return routes.find((route) => path === route.prefix || path.startsWith(`${route.prefix}/`));
+}
+
+/** Under a `procedure` route, the part of the path naming the procedure(s), still percent-encoded. */
+export function procedureOf(path: string, route = routeFor(path)): string | undefined {
+  return route?.paths === 'procedure' && path.startsWith(`${route.prefix}/`) ? path.slice(route.prefix.length + 1) : undefined;
+}
+
+/** A percent-encoded path segment decoded, or undefined when its encoding is not valid. */
+export function decodePath(encoded: string): string | undefined {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,82 @@
+// The gateway's HTTP app, assembled from the route table. Auth traffic goes to identity untouched; API
+// traffic passes four named middleware (throttle refused credentials, authenticate, rate limit,
+// forward) and reaches records with a signed principal and nothing the client sent in its place.
+import { fileURLToPath } from 'node:url';
+import cors from 'cors';
+import express from 'express';
+import type { RequestHandler } from 'express';
+import helmet from 'helmet';
+import { allowedOrigins, config } from '../config.ts';
+import { authenticate, throttleRefusedCredentials } from '../credentials/index.ts';
+import type { BearerAuthenticator, SessionAuthenticator } from '../credentials/index.ts';
+import { CallerRateLimit, rateLimit } from '../limits/index.ts';
+import { forward } from '../proxy/index.ts';
+import type { Upstream } from '../proxy/index.ts';
+import { routes } from '../routes/index.ts';
+import type { Method, Route, UpstreamName } from '../routes/index.ts';
+import { withRequestId } from './context.ts';
+import { answerErrors, sendError } from './errors.ts';
+import { observeRequests } from './observability.ts';
+
+export interface GatewayDeps {
+  upstreams: Record<UpstreamName, Upstream>;
+  sessions: SessionAuthenticator;
+  bearer: BearerAuthenticator;
+}
+
+/**
+ * Credentials only for allow-listed origins; other browsers get no CORS headers at all. Preflights
+ * end here and are cached by the browser for ten minutes. Non-browser callers are unaffected.
+ */
+function corsFor(methods: readonly Method[]): RequestHandler {
+  return cors({
+    origin: (origin, done) => done(null, origin !== undefined && allowedOrigins.has(origin)),
+    credentials: true,
+    methods: [...methods],
+    allowedHeaders: ['authorization', 'content-type', 'x-request-id', 'trpc-accept'],
+    exposedHeaders: ['x-request-id', 'retry-after'],
+    maxAge: 600,
+  });
+}
+
+/**
+ * Express matches mount paths case-insensitively and accepts absolute-form targets; upstreams get only
+ * the canonical origin-form path they are mounted at.
+ */
+function canonicalPathOnly(prefix: string): RequestHandler {
+  return (req, res, next) => (req.originalUrl.startsWith(prefix) ? next() : sendError(res, 'NOT_FOUND', 'no such route'));
+}
+
+export function createApp(deps: GatewayDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false);
+
+  app.use(withRequestId);
+  app.use(observeRequests());
+  app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'connect-src': ["'self'", ...allowedOrigins] } } }));
+
+  // One count of refused credentials and one request budget, shared by every route that resolves a caller.
+  const refused = new CallerRateLimit(config.CREDENTIAL_FAILURES_PER_MINUTE);
+  const callerLimit = new CallerRateLimit(config.RATE_LIMIT_PER_MINUTE);
+  const forwarding = { upstreams: deps.upstreams, maxBodyBytes: config.MAX_BODY_BYTES, bodyTimeoutMs: config.BODY_TIMEOUT_MS };
+  const handlersOf = (route: Route): RequestHandler[] => [
+    ...(route.corsMethods.length > 0 ? [corsFor(route.corsMethods)] : []),
+    ...(route.credentials === 'principal'
+      ? [
+          throttleRefusedCredentials(refused),
+          authenticate({ sessions: deps.sessions, bearer: deps.bearer, refused }),
+          rateLimit(callerLimit),
+        ]
+      : []),
+    forward(route, forwarding),
+  ];
+  for (const route of routes) app.use(route.prefix, canonicalPathOnly(route.prefix), ...handlersOf(route));
+
+  app.use(express.static(fileURLToPath(new URL('../../public', import.meta.url)), { index: 'index.html', maxAge: '5m' }));
+
+  app.use((req, res) => sendError(res, 'NOT_FOUND', `no route for ${req.method} ${req.path}`));
+  app.use(answerErrors);
+  return app;
+}

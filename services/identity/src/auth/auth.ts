@@ -1,0 +1,160 @@
+// The Better Auth instance: passwordless sign-in (e-mail OTP, magic link: signin/; passkeys: passkeys/),
+// sessions in Redis behind the keyed-hash storage (and in Postgres, which the OAuth provider needs:
+// sessions/), JWT/JWKS, and the OAuth 2.0 / OIDC provider with the device grant (SIMRS's rules for them
+// in oauth/), plus the account page's endpoints (tenants/). Which plugins, in which order, with which
+// settings: the folders own what each plugin does.
+import { betterAuth } from 'better-auth';
+import type { BetterAuthOptions } from 'better-auth';
+import { APIError } from 'better-auth/api';
+import { jwt } from 'better-auth/plugins';
+import type { JwtOptions } from 'better-auth/plugins';
+import { oauthDeviceAuthorization, oauthProvider } from '@better-auth/oauth-provider';
+import type { Pool } from '@simrs/platform/db';
+import type { Logger } from '@simrs/platform/logger';
+import { COOKIE_PREFIX } from '@simrs/contracts/cookie';
+import { AUTH_BASE_PATH } from '@simrs/contracts/oauth';
+import type { Config } from '../config.ts';
+import type { Directory } from '../directory/index.ts';
+import type { Keys } from '../keys/index.ts';
+import type { Mailer } from '../mail/index.ts';
+import { cachedKeySet, createOAuth } from '../oauth/index.ts';
+import type { OAuthClients, RegistrationTokens } from '../oauth/index.ts';
+import { passkeyPlugin } from '../passkeys/index.ts';
+import type { IdentityStorage, Revocations } from '../sessions/index.ts';
+import { magicLinkPlugin, otpPlugin, simrsPlugin } from '../signin/index.ts';
+import type { Limits } from '../signin/index.ts';
+import { accountPlugin } from '../tenants/index.ts';
+import type { Admin } from '../tenants/index.ts';
+
+export interface AuthDeps {
+  config: Config;
+  pool: Pool;
+  storage: IdentityStorage;
+  keys: Keys;
+  directory: Directory;
+  limits: Limits;
+  mailer: Mailer;
+  revocations: Revocations;
+  registrationTokens: RegistrationTokens;
+  oauthClients: OAuthClients;
+  admin: () => Admin;
+  log: Logger;
+}
+
+export const keySet = cachedKeySet();
+/** EdDSA signing keys; the JWKS at /api/auth/jwks. Also used to rotate keys (oauth/signing-keys.ts). */
+export const JWT_OPTIONS: JwtOptions = {
+  jwks: { keyPairConfig: { alg: 'EdDSA', crv: 'Ed25519' } },
+  adapter: keySet,
+  disableSettingJwtHeader: true,
+};
+
+export function authOptions(deps: AuthDeps) {
+  const { config, directory, log } = deps;
+  const https = config.PUBLIC_URL.startsWith('https:');
+  const oauth = createOAuth(deps);
+
+  return {
+    appName: 'SIMRS',
+    baseURL: config.PUBLIC_URL,
+    basePath: AUTH_BASE_PATH,
+    secret: config.AUTH_SECRET,
+    database: deps.pool,
+    secondaryStorage: deps.storage,
+    trustedOrigins: [config.PUBLIC_URL, ...config.CORS_ALLOWED_ORIGINS],
+    telemetry: { enabled: false },
+    emailAndPassword: { enabled: false },
+    user: {
+      additionalFields: {
+        tenantId: { type: 'string', required: true, input: false },
+        role: { type: 'string', required: true, input: false },
+        active: { type: 'boolean', required: true, defaultValue: true, input: false },
+      },
+    },
+    session: {
+      expiresIn: config.SESSION_TTL_SECONDS,
+      updateAge: config.SESSION_UPDATE_AGE_SECONDS,
+      // The OAuth provider needs session rows; Redis stays the first place sessions are read from.
+      storeSessionInDatabase: true,
+      cookieCache: { enabled: false },
+      additionalFields: { properties: { type: 'json', required: false, input: true } },
+    },
+    rateLimit: {
+      enabled: true,
+      storage: 'secondary-storage',
+      window: 60,
+      max: 300,
+      // The send and verify endpoints have their own limits (signin/limits.ts), per IP and per address.
+      customRules: {
+        '/sign-in/*': false,
+        '/email-otp/*': false,
+        '/magic-link/*': false,
+        '/get-session': false,
+      },
+    },
+    advanced: {
+      cookiePrefix: COOKIE_PREFIX,
+      useSecureCookies: https,
+      defaultCookieAttributes: { httpOnly: true, secure: https, sameSite: 'lax' },
+      ...(config.COOKIE_DOMAIN ? { crossSubDomainCookies: { enabled: true, domain: config.COOKIE_DOMAIN } } : {}),
+      // The gateway sets X-Forwarded-For to exactly one address: the client's.
+      ipAddress: { ipAddressHeaders: ['x-forwarded-for'] },
+    },
+    logger: {
+      level: 'warn',
+      log(level, message, ...args) {
+        const err = args.find((a): a is Error => a instanceof Error);
+        log[level]({ component: 'better-auth', ...(err ? { err } : {}) }, message);
+      },
+    },
+    // Better Auth would print every refused request to the console; 4xx answers are routine here.
+    onAPIError: {
+      onError(error) {
+        const status = (error as { statusCode?: number }).statusCode;
+        if (status !== undefined && status < 500)
+          log.debug({ status, code: (error as { body?: { code?: string } }).body?.code }, 'request refused');
+        else log.error({ err: error }, 'auth request failed');
+      },
+    },
+    databaseHooks: {
+      user: {
+        create: {
+          // Users are created by tenant administrators (tenants/), never by a sign-in flow.
+          before: async () => {
+            throw new APIError('FORBIDDEN', { code: 'SIGN_UP_DISABLED', message: 'Sign-up is disabled.' });
+          },
+        },
+      },
+      session: {
+        create: {
+          before: async (session) => {
+            const user = await directory.findUserById(session.userId);
+            if (!user?.active) throw new APIError('UNAUTHORIZED', { code: 'ACCOUNT_DISABLED', message: 'This account cannot sign in.' });
+          },
+        },
+        delete: {
+          after: async (session) => {
+            await deps.revocations.publish({ sessionIds: [session.id] });
+          },
+        },
+      },
+    },
+    plugins: [
+      otpPlugin(deps),
+      magicLinkPlugin(deps),
+      passkeyPlugin(config),
+      jwt(JWT_OPTIONS),
+      oauthProvider(oauth.providerOptions),
+      oauthDeviceAuthorization(oauth.deviceOptions),
+      simrsPlugin(deps),
+      accountPlugin({ admin: deps.admin }),
+      oauth.plugin,
+    ],
+  } satisfies BetterAuthOptions;
+}
+
+export function createAuth(deps: AuthDeps) {
+  return betterAuth(authOptions(deps));
+}
+
+export type Auth = ReturnType<typeof createAuth>;

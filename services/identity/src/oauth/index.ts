@@ -1,0 +1,9 @@
+// identity as the OAuth 2.0 / OIDC provider: the provider's options and SIMRS's rules on its endpoints
+// (provider.ts, hooks.ts), the OAuth clients as identity reads them, initial access tokens for client
+// registration, and rotating the token signing key.
+export { createOAuthClients } from './oauth-clients.ts';
+export type { OAuthClientInfo, OAuthClients } from './oauth-clients.ts';
+export { createOAuth } from './provider.ts';
+export { createRegistrationTokens } from './registration-tokens.ts';
+export type { IssuedRegistrationToken, RegistrationTokens } from './registration-tokens.ts';
+export { cachedKeySet, rotateSigningKey } from './signing-keys.ts';

@@ -1,0 +1,94 @@
+// OAuth clients and grants as identity's own code reads them (Better Auth's oauth-provider tables in
+// Postgres): a client's name, tenant and scopes for the consent and device pages, a tenant's clients
+// for its administrators, and ending every grant of a user who is deactivated.
+import type { Pool } from '@simrs/platform/db';
+
+export interface OAuthClientInfo {
+  clientId: string;
+  name: string | null;
+  /** The tenant the client belongs to (set at registration). */
+  tenantId: string | null;
+  scopes: string[];
+  redirectUris: string[];
+  grantTypes: string[];
+  public: boolean;
+  disabled: boolean;
+  createdAt: Date | null;
+}
+
+const COLUMNS = `"clientId", name, "referenceId", scopes, "redirectUris", "grantTypes", "tokenEndpointAuthMethod", disabled, "createdAt"`;
+
+interface Row {
+  clientId: string;
+  name: string | null;
+  referenceId: string | null;
+  scopes: unknown;
+  redirectUris: unknown;
+  grantTypes: unknown;
+  tokenEndpointAuthMethod: string | null;
+  disabled: boolean | null;
+  createdAt: Date | null;
+}
+
+const strings = (value: unknown): string[] => {
+  const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : [];
+};
+
+function toInfo(row: Row): OAuthClientInfo {
+  return {
+    clientId: row.clientId,
+    name: row.name,
+    tenantId: row.referenceId,
+    scopes: strings(row.scopes),
+    redirectUris: strings(row.redirectUris),
+    grantTypes: strings(row.grantTypes),
+    public: row.tokenEndpointAuthMethod === 'none',
+    disabled: row.disabled === true,
+    createdAt: row.createdAt,
+  };
+}
+
+export function createOAuthClients(pool: Pool) {
+  return {
+    async find(clientId: string): Promise<OAuthClientInfo | undefined> {
+      const { rows } = await pool.query<Row>(`select ${COLUMNS} from "oauthClient" where "clientId" = $1`, [clientId]);
+      return rows[0] ? toInfo(rows[0]) : undefined;
+    },
+
+    async listForTenant(tenantId: string): Promise<OAuthClientInfo[]> {
+      const { rows } = await pool.query<Row>(`select ${COLUMNS} from "oauthClient" where "referenceId" = $1 order by "createdAt"`, [
+        tenantId,
+      ]);
+      return rows.map(toInfo);
+    },
+
+    /** What SIMRS decides for a client it just registered: its scopes, and that it may end the sessions it started (RP-initiated logout). */
+    async completeRegistration(clientId: string, scopes: string[]): Promise<void> {
+      await pool.query(
+        `update "oauthClient" set scopes = $2::jsonb, "enableEndSession" = true, "updatedAt" = now() where "clientId" = $1`,
+        [clientId, JSON.stringify(scopes)],
+      );
+    },
+
+    /** Deletes every refresh token, stored access token and pending device code of the user. */
+    async revokeUserGrants(userId: string): Promise<number> {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        await client.query(`delete from "oauthAccessToken" where "userId" = $1`, [userId]);
+        const refresh = await client.query(`delete from "oauthRefreshToken" where "userId" = $1`, [userId]);
+        await client.query(`delete from "deviceCode" where "userId" = $1`, [userId]);
+        await client.query('commit');
+        return refresh.rowCount ?? 0;
+      } catch (err) {
+        await client.query('rollback').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+export type OAuthClients = ReturnType<typeof createOAuthClients>;

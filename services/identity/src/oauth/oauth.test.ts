@@ -1,0 +1,35 @@
+// SIMRS's OAuth rules: registration-token scopes, stored tokens as keyed hashes, the OAuth settings.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { schema } from '../config.ts';
+import { deriveKeys } from '../keys/index.ts';
+import { REQUIRED_ENV, TEST_SECRET } from '../testing/index.ts';
+import { grantScopes } from './registration-tokens.ts';
+import { decodePayload, hashOAuthToken } from './tokens.ts';
+
+describe('OAuth rules', () => {
+  test('registration tokens grant simrs:write only when allowed', () => {
+    assert.ok(!grantScopes(false).includes('simrs:write'));
+    assert.ok(grantScopes(false).includes('simrs:read') && grantScopes(false).includes('openid'));
+    assert.ok(grantScopes(true).includes('simrs:write'));
+  });
+
+  test('stored OAuth tokens are keyed hashes, by type', () => {
+    const keys = deriveKeys(TEST_SECRET);
+    const stored = hashOAuthToken(keys, 'refresh-token-value', 'refresh_token');
+    assert.notEqual(stored, 'refresh-token-value');
+    assert.notEqual(stored, hashOAuthToken(keys, 'refresh-token-value', 'authorization_code'));
+    assert.notEqual(stored, hashOAuthToken(deriveKeys(`${TEST_SECRET}x`), 'refresh-token-value', 'refresh_token'));
+    assert.deepEqual(decodePayload(`x.${Buffer.from('{"jti":"a"}').toString('base64url')}.y`), { jti: 'a' });
+    assert.equal(decodePayload('not-a-jwt'), undefined);
+  });
+
+  test('OAuth settings: defaults and bounds', () => {
+    const config = schema.parse(REQUIRED_ENV);
+    assert.equal(config.ACCESS_TOKEN_TTL_SECONDS, 900);
+    assert.equal(config.API_AUDIENCE, 'https://simrs.example.org/api');
+    assert.equal(config.DEVICE_CODE_TTL_SECONDS, 600);
+    assert.equal(config.DEVICE_POLL_INTERVAL_SECONDS, 5);
+    assert.throws(() => schema.parse({ ...REQUIRED_ENV, ACCESS_TOKEN_TTL_SECONDS: '999999' }));
+  });
+});

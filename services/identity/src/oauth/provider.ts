@@ -1,0 +1,126 @@
+// identity as the OAuth 2.0 / OIDC provider for integrations and AI agents (Better Auth's
+// oauth-provider and its RFC 8628 device grant), with the rules SIMRS adds:
+// - registration (RFC 7591) only with an initial access token a tenant administrator issued, or with
+//   a tenant administrator's session; the client belongs to that tenant and holds the scopes the
+//   administrator allowed (`simrs:write` only when granted);
+// - every access token is a JWT (typ at+jwt) for the SIMRS API (aud = API_AUDIENCE), carrying the
+//   user's tenant and role, refused for a deactivated user or a user of another tenant;
+// - redirect URIs match exactly (no loopback port leeway), PKCE S256 for every client;
+// - authorization codes, refresh tokens and device codes are stored as keyed hashes;
+// - revocation reaches the gateway: RFC 7009 on an access token publishes its jti, on a refresh token
+//   (and on refresh-token reuse, which ends the family) a cutoff for that user and client;
+// - guessing device user codes is rate limited per IP and per user.
+import type { OAuthProviderExtension } from '@better-auth/oauth-provider';
+import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
+import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
+import { PAGES } from '../pages/index.ts';
+import { oauthPlugin } from './hooks.ts';
+import type { OAuthDeps } from './hooks.ts';
+import { CLIENT_BASE_SCOPES } from './registration-tokens.ts';
+import type { RegistrationGrant } from './registration-tokens.ts';
+import { Handover, hashOAuthToken, oauthError } from './tokens.ts';
+
+export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'offline_access', SCOPE_READ, SCOPE_WRITE];
+
+/** The SIMRS rules for the OAuth provider; `state` is shared with the hooks of `oauthPlugin`. */
+export function createOAuth(deps: OAuthDeps) {
+  const { config, keys } = deps;
+  const audience = config.API_AUDIENCE;
+  /** Registration tokens consumed by a registration in flight, by token. */
+  const registrations = new Handover<RegistrationGrant>();
+  /** Device codes as handed to the device (raw), by the keyed hash that is stored. */
+  const deviceCodes = new Handover<string>();
+
+  const claimsExtension: OAuthProviderExtension = {
+    claims: {
+      // Every access token names the user's tenant and role; none is issued to a deactivated user or
+      // for a client of another tenant (this covers the code, refresh and device grants alike).
+      async accessToken({ user, client }) {
+        if (!user) throw oauthError('BAD_REQUEST', 'unauthorized_client', 'tokens are issued for users only');
+        const u = user as Record<string, unknown>;
+        if (u.active !== true) throw oauthError('BAD_REQUEST', 'invalid_grant', 'the account is deactivated');
+        if (!client.referenceId || client.referenceId !== u.tenantId)
+          throw oauthError('BAD_REQUEST', 'invalid_grant', "the client does not belong to the user's hospital");
+        return { [TENANT_CLAIM]: u.tenantId, [ROLE_CLAIM]: u.role };
+      },
+      async idToken({ user }) {
+        const u = (user ?? {}) as Record<string, unknown>;
+        return { [TENANT_CLAIM]: u.tenantId, [ROLE_CLAIM]: u.role };
+      },
+      async userInfo({ user }) {
+        return { [TENANT_CLAIM]: user.tenantId, [ROLE_CLAIM]: user.role };
+      },
+    },
+  };
+
+  const providerOptionsInput = {
+    loginPage: PAGES.signIn,
+    consentPage: PAGES.consent,
+    scopes: OAUTH_SCOPES,
+    clientRegistrationDefaultScopes: [...CLIENT_BASE_SCOPES],
+    clientRegistrationAllowedScopes: [SCOPE_WRITE],
+    allowDynamicClientRegistration: true,
+    allowUnauthenticatedClientRegistration: false,
+    validateInitialAccessToken: ({ initialAccessToken }: { initialAccessToken: string }) => {
+      const grant = registrations.get(initialAccessToken);
+      return grant ? { referenceId: grant.tenantId } : false;
+    },
+    // A session may register clients only when it is an active tenant administrator's; the client then
+    // belongs to that administrator's tenant. Nothing else of the client API is offered (server/http.ts).
+    clientPrivileges: ({ action, user }: { action: string; user?: Record<string, unknown> }) =>
+      action === 'create' && user?.role === 'tenant_admin' && user.active === true,
+    clientReference: ({ user }: { user?: Record<string, unknown> }) => (typeof user?.tenantId === 'string' ? user.tenantId : undefined),
+    grantTypes: ['authorization_code', 'refresh_token'],
+    accessTokenExpiresIn: config.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenExpiresIn: config.REFRESH_TOKEN_TTL_SECONDS,
+    resources: [{ identifier: audience, name: 'SIMRS API', accessTokenTtl: config.ACCESS_TOKEN_TTL_SECONDS }],
+    resourceSeedMode: 'overwrite' as const,
+    // The one resource is configuration, not data: no database read per token for it. Every client is
+    // linked to it at registration, so the per-client link is not read back on each token either.
+    cachedResources: new Set([audience]),
+    enforcePerClientResources: false,
+    clientRegistrationDefaultResources: [audience],
+    storeTokens: { hash: (token: string, type: string) => hashOAuthToken(keys, token, type) },
+    extensions: [claimsExtension],
+    advertisedMetadata: {
+      claims_supported: [
+        'sub',
+        'iss',
+        'aud',
+        'exp',
+        'iat',
+        'sid',
+        'scope',
+        'azp',
+        'name',
+        'email',
+        'email_verified',
+        TENANT_CLAIM,
+        ROLE_CLAIM,
+      ],
+    },
+    rateLimit: {
+      token: { window: 60, max: config.TOKEN_LIMIT_PER_IP_PER_MINUTE },
+      authorize: { window: 60, max: 120 },
+      introspect: { window: 60, max: config.TOKEN_LIMIT_PER_IP_PER_MINUTE },
+      revoke: { window: 60, max: 120 },
+      register: { window: 60, max: 30 },
+      userinfo: { window: 60, max: 600 },
+    },
+  };
+
+  const deviceOptions = {
+    verificationUri: `${config.PUBLIC_URL}${PAGES.device}`,
+    expiresIn: `${config.DEVICE_CODE_TTL_SECONDS}s` as `${number}s`,
+    interval: `${config.DEVICE_POLL_INTERVAL_SECONDS}s` as `${number}s`,
+    // The device gets a random code; Postgres keeps only its keyed hash (swapped back in the answer).
+    generateDeviceCode: () => {
+      const raw = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+      const stored = hashOAuthToken(keys, raw, 'device_code');
+      deviceCodes.set(stored, raw);
+      return stored;
+    },
+  };
+
+  return { providerOptions: providerOptionsInput, deviceOptions, plugin: oauthPlugin(deps, { registrations, deviceCodes }) };
+}

@@ -1,0 +1,151 @@
+// The pages identity serves itself, plain accessible HTML with one small script each (no inline code,
+// so the CSP can forbid it): /auth/sign-in (e-mail code, magic link, passkey with conditional UI),
+// /auth/account (where a magic link lands: who is signed in, passkeys, sessions, sign-out, and the
+// tenant's users for a tenant administrator), and the OAuth pages /auth/consent and /auth/device
+// (oauth-pages.ts).
+// Element ids are stable: tests drive these pages in Chromium.
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ROLE_LABELS, ROLES } from '@simrs/contracts/access';
+import type { Role } from '@simrs/contracts/access';
+import type { Directory } from '../directory/index.ts';
+import { escape, layout } from './layout.ts';
+import { oauthPages } from './oauth-pages.ts';
+import type { OAuthPageDeps } from './oauth-pages.ts';
+import { PAGES } from './paths.ts';
+
+const ASSETS: Record<string, string> = {
+  'style.css': 'text/css; charset=utf-8',
+  'webauthn.js': 'text/javascript; charset=utf-8',
+  'sign-in.js': 'text/javascript; charset=utf-8',
+  'account.js': 'text/javascript; charset=utf-8',
+  'api.js': 'text/javascript; charset=utf-8',
+  'consent.js': 'text/javascript; charset=utf-8',
+  'device.js': 'text/javascript; charset=utf-8',
+};
+const assetDir = new URL('./assets/', import.meta.url);
+
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
+  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+function signInPage(): string {
+  return layout(
+    'Sign in',
+    'sign-in.js',
+    `<h1>Sign in to SIMRS</h1>
+<p id="status" role="status" aria-live="polite"></p>
+<form id="email-form" novalidate>
+  <label for="email">E-mail address</label>
+  <input id="email" name="email" type="email" autocomplete="username webauthn" required>
+  <div class="actions">
+    <button id="send-otp" type="submit">E-mail me a code</button>
+    <button id="send-magic-link" type="button" class="secondary">E-mail me a sign-in link</button>
+  </div>
+</form>
+<form id="otp-form" hidden novalidate>
+  <label for="otp">6-digit code</label>
+  <input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
+  <div class="actions"><button id="verify-otp" type="submit">Sign in</button></div>
+</form>
+<hr>
+<button id="passkey-sign-in" type="button">Sign in with a passkey</button>`,
+  );
+}
+
+function accountPage(user: { email: string; name: string; role: Role }, tenantName: string): string {
+  const roleLabel = ROLE_LABELS[user.role]?.en ?? user.role;
+  const roleOptions = ROLES.map((r) => `<option value="${r}">${escape(ROLE_LABELS[r].en)}</option>`).join('');
+  const admin =
+    user.role === 'tenant_admin'
+      ? `<section id="tenant-admin" aria-labelledby="tenant-admin-title">
+  <h2 id="tenant-admin-title">People at ${escape(tenantName)}</h2>
+  <form id="invite-form" novalidate>
+    <label for="invite-email">E-mail address</label>
+    <input id="invite-email" type="email" required>
+    <label for="invite-role">Role</label>
+    <select id="invite-role">${roleOptions}</select>
+    <div class="actions"><button id="invite-user" type="submit">Invite</button></div>
+  </form>
+  <ul id="user-list"></ul>
+</section>`
+      : '';
+  return layout(
+    'Account',
+    'account.js',
+    `<h1>Your account</h1>
+<p id="status" role="status" aria-live="polite"></p>
+<section id="signed-in" data-role="${escape(user.role)}">
+  <p>Signed in as <strong id="user-email">${escape(user.email)}</strong>
+  (<span id="user-role">${escape(roleLabel)}</span>, <span id="tenant-name">${escape(tenantName)}</span>).</p>
+  <button id="sign-out" type="button">Sign out</button>
+</section>
+<section aria-labelledby="passkeys-title">
+  <h2 id="passkeys-title">Passkeys</h2>
+  <label for="passkey-name">Name for a new passkey</label>
+  <input id="passkey-name" type="text" maxlength="100" placeholder="e.g. Work laptop">
+  <div class="actions"><button id="register-passkey" type="button">Add a passkey</button></div>
+  <ul id="passkey-list"></ul>
+</section>
+<section aria-labelledby="sessions-title">
+  <h2 id="sessions-title">Where you are signed in</h2>
+  <ul id="session-list"></ul>
+  <button id="revoke-other-sessions" type="button" class="secondary">Sign out everywhere else</button>
+</section>
+${admin}`,
+  );
+}
+
+export interface PageDeps extends OAuthPageDeps {
+  directory: Directory;
+  /** The signed-in user for these request headers, if any. */
+  currentUser(headers: Headers): Promise<{ id: string } | undefined>;
+}
+
+export type Pages = ReturnType<typeof createPages>;
+
+export function createPages(deps: PageDeps) {
+  function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer, extra: Record<string, string> = {}) {
+    res.writeHead(status, {
+      'content-type': contentType,
+      'cache-control': 'no-store',
+      'content-security-policy': CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      ...extra,
+    });
+    res.end(res.req?.method === 'HEAD' ? undefined : body);
+  }
+  const redirect = (res: ServerResponse, location: string) => {
+    res.writeHead(302, { location, 'cache-control': 'no-store' });
+    res.end();
+  };
+
+  const oauth = oauthPages(deps, { send, redirect });
+
+  return {
+    async serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed', { allow: 'GET, HEAD' });
+      if (path === '/auth' || path === '/auth/') return redirect(res, PAGES.account);
+      if (path === PAGES.signIn) return send(res, 200, 'text/html; charset=utf-8', signInPage());
+      if (path === PAGES.account) {
+        const headers = new Headers();
+        if (req.headers.cookie) headers.set('cookie', req.headers.cookie);
+        const current = await deps.currentUser(headers);
+        const user = current && (await deps.directory.findUserById(current.id));
+        if (!user || !user.active) return redirect(res, PAGES.signIn);
+        const tenant = await deps.directory.getTenant(user.tenantId);
+        return send(res, 200, 'text/html; charset=utf-8', accountPage(user, tenant?.name ?? user.tenantId));
+      }
+      if (path === PAGES.consent) return oauth.consent(req, res);
+      if (path === PAGES.device) return oauth.device(req, res);
+      const asset = path.startsWith('/auth/assets/') ? path.slice('/auth/assets/'.length) : undefined;
+      if (asset && Object.hasOwn(ASSETS, asset)) {
+        const body = await readFile(new URL(asset, assetDir));
+        return send(res, 200, ASSETS[asset]!, body, { 'cache-control': 'public, max-age=300' });
+      }
+      return send(res, 404, 'text/plain; charset=utf-8', 'Not found');
+    },
+  };
+}

@@ -1,0 +1,197 @@
+// `npm run admin -- <command> ...`: the platform operator's and tenant administrators' tool. It talks
+// gRPC to a running identity (IDENTITY_GRPC, default 127.0.0.1:50051), so every rule (who may do
+// what, ending sessions, telling the gateway, sending invitations through the notifier) is the
+// service's, never duplicated here. Authenticates with ADMIN_API_TOKEN when set; without it identity
+// accepts admin calls only from loopback (e.g. `kubectl exec` into an identity pod).
+import { parseArgs } from 'node:util';
+import { createClient, grpc, isStatus } from '@simrs/proto/grpc';
+import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
+import type { Tenant, User, UserRef } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
+import { ROLES } from '@simrs/contracts/access';
+
+const USAGE = `Usage: npm run admin -- <command> [arguments] [options]
+
+Platform operator:
+  create-tenant <tenant-id> <name> --admin <email> [--admin-name <name>]
+                                   create a hospital and invite its first tenant_admin
+  list-tenants                     list every tenant
+  rotate-signing-key               a new key signs tokens from now on (the old ones stay published)
+
+Tenant administrators (--as names the acting tenant_admin, by e-mail address or user id):
+  list-users --as <admin>
+  invite <email> <role> --as <admin> [--name <name>]
+  change-role <user> <role> --as <admin>
+  deactivate <user> --as <admin>   also ends every session of the user at once
+  reactivate <user> --as <admin>
+  issue-registration-token --as <admin> [--write] [--ttl <seconds>]
+                                   an initial access token for registering one OAuth client of the
+                                   tenant (simrs:read; simrs:write only with --write)
+  list-oauth-clients --as <admin>  the tenant's OAuth clients
+
+<user> is an e-mail address or a user id. Roles: ${ROLES.join(', ')}.
+Environment: IDENTITY_GRPC (default 127.0.0.1:50051), ADMIN_API_TOKEN (when identity requires one).`;
+
+class UsageError extends Error {}
+
+const ref = (value: string | undefined, what: string): UserRef | { userId?: string; email?: string } => {
+  if (!value) throw new UsageError(`${what} is required`);
+  return value.includes('@') ? { email: value } : { userId: value };
+};
+
+const date = (t: { seconds: bigint } | undefined) => (t ? new Date(Number(t.seconds) * 1000).toISOString().slice(0, 10) : '');
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+const userLine = (u: User) => `${u.email} (${u.role}, ${u.active ? 'active' : 'deactivated'}, id ${u.userId})`;
+
+function usersTable(users: User[]): string {
+  return table([
+    ['EMAIL', 'NAME', 'ROLE', 'STATUS', 'SIGNED IN', 'USER ID'],
+    ...users.map((u) => [u.email, u.name, u.role, u.active ? 'active' : 'deactivated', u.emailVerified ? 'yes' : 'not yet', u.userId]),
+  ]);
+}
+
+const tenantsTable = (tenants: Tenant[]) =>
+  table([['TENANT', 'NAME', 'CREATED'], ...tenants.map((t) => [t.tenantId, t.name, date(t.createdAt)])]);
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      as: { type: 'string' },
+      name: { type: 'string' },
+      admin: { type: 'string' },
+      'admin-name': { type: 'string' },
+      write: { type: 'boolean' },
+      ttl: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, ...args] = positionals;
+  if (!command || values.help || command === 'help') {
+    console.log(USAGE);
+    return command || values.help ? 0 : 1;
+  }
+
+  const address = process.env.IDENTITY_GRPC || '127.0.0.1:50051';
+  const metadata = new grpc.Metadata();
+  if (process.env.ADMIN_API_TOKEN) metadata.set('authorization', `Bearer ${process.env.ADMIN_API_TOKEN}`);
+  const identity = createClient(IdentityService, address);
+  const opts = { metadata, timeoutMs: 15_000 };
+  const actor = () => ref(values.as, '--as <admin>');
+  try {
+    switch (command) {
+      case 'create-tenant': {
+        const [tenantId, name] = args;
+        if (!tenantId || !name || !values.admin) throw new UsageError('create-tenant <tenant-id> <name> --admin <email>');
+        const res = await identity.createTenant({ tenantId, name, adminEmail: values.admin, adminName: values['admin-name'] ?? '' }, opts);
+        console.log(`Created tenant ${res.tenant?.tenantId} "${res.tenant?.name}".`);
+        console.log(`Invited ${userLine(res.admin!)}: the invitation link is on its way.`);
+        return 0;
+      }
+      case 'list-tenants': {
+        const res = await identity.listTenants({}, opts);
+        console.log(res.tenants.length ? tenantsTable(res.tenants) : 'No tenants yet.');
+        return 0;
+      }
+      case 'list-users': {
+        const res = await identity.listUsers({ actor: actor() }, opts);
+        console.log(`${res.tenant?.name} (${res.tenant?.tenantId}): ${res.users.length} user(s)\n`);
+        console.log(usersTable(res.users));
+        return 0;
+      }
+      case 'invite': {
+        const [email, role] = args;
+        if (!email || !role) throw new UsageError('invite <email> <role> --as <admin>');
+        const res = await identity.inviteUser({ actor: actor(), email, role, name: values.name ?? '' }, opts);
+        console.log(`Invited ${userLine(res.user!)}: the invitation link is on its way.`);
+        return 0;
+      }
+      case 'change-role': {
+        const [user, role] = args;
+        if (!user || !role) throw new UsageError('change-role <user> <role> --as <admin>');
+        const res = await identity.changeRole({ actor: actor(), user: ref(user, '<user>'), role }, opts);
+        console.log(`Role changed: ${userLine(res.user!)}.`);
+        return 0;
+      }
+      case 'deactivate': {
+        const res = await identity.deactivateUser({ actor: actor(), user: ref(args[0], '<user>') }, opts);
+        console.log(`Deactivated ${userLine(res.user!)}; ${res.sessionsEnded} session(s) ended.`);
+        return 0;
+      }
+      case 'reactivate': {
+        const res = await identity.reactivateUser({ actor: actor(), user: ref(args[0], '<user>') }, opts);
+        console.log(`Reactivated ${userLine(res.user!)}.`);
+        return 0;
+      }
+      case 'issue-registration-token': {
+        const ttlSeconds = values.ttl === undefined ? 0 : Number(values.ttl);
+        if (!Number.isInteger(ttlSeconds) || ttlSeconds < 0) throw new UsageError('--ttl takes a number of seconds');
+        const res = await identity.issueRegistrationToken({ actor: actor(), allowWrite: values.write === true, ttlSeconds }, opts);
+        const expires = res.expiresAt ? new Date(Number(res.expiresAt.seconds) * 1000).toISOString() : '';
+        console.log(`Registration token for ${res.tenantId} (scopes: ${res.scopes.join(' ')}; single use; expires ${expires}):`);
+        console.log(res.token);
+        console.log(`\nRegister with: POST <PUBLIC_URL>/api/auth/oauth2/register, header "Authorization: Bearer <token>".`);
+        return 0;
+      }
+      case 'list-oauth-clients': {
+        const res = await identity.listOAuthClients({ actor: actor() }, opts);
+        console.log(
+          res.clients.length
+            ? table([
+                ['CLIENT ID', 'NAME', 'TYPE', 'SCOPES', 'CREATED'],
+                ...res.clients.map((c) => [
+                  c.clientId,
+                  c.name,
+                  c.public ? 'public' : 'confidential',
+                  c.scopes.join(' '),
+                  date(c.createdAt),
+                ]),
+              ])
+            : 'No OAuth clients yet.',
+        );
+        return 0;
+      }
+      case 'rotate-signing-key': {
+        const res = await identity.rotateSigningKey({}, opts);
+        console.log(`New signing key ${res.keyId}; retired (still published): ${res.retiredKeyIds.join(', ') || 'none'}.`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`error: ${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (isStatus(err, grpc.status.UNAVAILABLE) || isStatus(err, grpc.status.DEADLINE_EXCEEDED)) {
+      console.error(`error: cannot reach identity at ${address} (is it running? set IDENTITY_GRPC to its gRPC address)`);
+      return 1;
+    }
+    const e = err as { code?: number; details?: string; message?: string };
+    const status = typeof e.code === 'number' ? grpc.status[e.code] : undefined;
+    console.error(`error: ${e.details || e.message}${status ? ` (${status})` : ''}`);
+    return 1;
+  } finally {
+    identity.close();
+  }
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (err) {
+  console.error(`error: ${(err as Error).message}\n\n${USAGE}`);
+  process.exitCode = 2;
+}

@@ -1,0 +1,124 @@
+// The worker in process against a real Postgres, with a scripted send function: the paths that are
+// awkward to reach through a real SMTP peer (expiry, a lease lost on the last attempt, shutdown with
+// a send that hangs).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createPool, migrate } from '@simrs/platform/db';
+import type { Pool } from '@simrs/platform/db';
+import { createLogger } from '@simrs/platform/logger';
+import { throwawayDatabase, waitFor } from '@simrs/platform/testing';
+import { migrationsDir } from '../db/index.ts';
+import type { OutgoingMail, Send } from '../mail/index.ts';
+import { createMetrics } from '../server/index.ts';
+import { claim, enqueue, findDelivery, stats } from './store.ts';
+import type { ValidMessage } from './validation.ts';
+import { createWorker } from './worker.ts';
+
+const log = createLogger('test', 'silent');
+
+const message = (key: string, validUntil: Date | null = null): ValidMessage => ({
+  idempotencyKey: key,
+  recipient: 'dokter@rs-sehat.example',
+  template: 'magic_link',
+  locale: 'en',
+  parameters: { url: 'https://simrs.example/verify?token=abc' },
+  validUntil,
+});
+
+describe('delivery worker', { timeout: 60_000 }, () => {
+  let db: Awaited<ReturnType<typeof throwawayDatabase>>;
+  let pool: Pool;
+
+  before(async () => {
+    db = await throwawayDatabase('notifier_worker');
+    pool = createPool(db.url);
+    await migrate(pool, migrationsDir, log);
+  });
+
+  after(async () => {
+    await pool.end();
+    await db.drop();
+  });
+
+  function worker(send: Send, maxAttempts = 3) {
+    return createWorker({
+      pool,
+      send,
+      log,
+      metrics: createMetrics(() => stats(pool)),
+      retry: { maxAttempts, baseMs: 20, maxMs: 40 },
+      leaseMs: 200,
+      pollMs: 20,
+      concurrency: 2,
+      retentionDays: 30,
+    });
+  }
+
+  test('renders and sends with a stable Message-ID and the delivery id header', async () => {
+    const sent: OutgoingMail[] = [];
+    const w = worker(async (mail) => (sent.push(mail), { response: '250 ok' }));
+    const { id } = await enqueue(pool, message('ok'), 'simrs.example', null);
+    w.start();
+    await waitFor('sent', async () => (await findDelivery(pool, { id }))?.state === 'sent');
+    await w.stop();
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0]!.messageId, `<${id}@simrs.example>`);
+    assert.equal(sent[0]!.deliveryId, id);
+    assert.equal(sent[0]!.to, 'dokter@rs-sehat.example');
+    assert.equal(sent[0]!.subject, 'Your SIMRS sign-in link');
+  });
+
+  test('an expired sign-in link is dead-lettered, not sent', async () => {
+    let calls = 0;
+    const w = worker(async () => (calls++, { response: '250 ok' }));
+    const { id } = await enqueue(pool, message('expired', new Date(Date.now() - 1_000)), 'simrs.example', null);
+    w.start();
+    const d = await waitFor('dead', async () => {
+      const row = await findDelivery(pool, { id });
+      return row?.state === 'dead' ? row : undefined;
+    });
+    await w.stop();
+    assert.equal(calls, 0);
+    assert.equal(d.last_error, 'expired before it could be sent');
+  });
+
+  test('a message whose worker died during the last attempt is dead-lettered, not sent again', async () => {
+    let calls = 0;
+    const { id } = await enqueue(pool, message('lost'), 'simrs.example', null);
+    // Three attempts, each "crashing" (the lease is simply left to run out).
+    for (let i = 0; i < 3; i++) {
+      await waitFor('due', async () => (await claim(pool, 1, 50)).length === 1);
+    }
+    await new Promise((r) => setTimeout(r, 60));
+    const w = worker(async () => (calls++, { response: '250 ok' }), 3);
+    w.start();
+    const d = await waitFor('dead', async () => {
+      const row = await findDelivery(pool, { id });
+      return row?.state === 'dead' ? row : undefined;
+    });
+    await w.stop();
+    assert.equal(calls, 0);
+    assert.match(d.last_error ?? '', /worker lost during attempt 3; outcome unknown/);
+  });
+
+  test('stop() aborts a send that outlives the grace period; the message is retried later', async () => {
+    let started = false;
+    const w = worker(
+      (_mail, signal) =>
+        new Promise((_resolve, reject) => {
+          started = true;
+          signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { code: 'EABORT' })));
+        }),
+    );
+    const { id } = await enqueue(pool, message('hang'), 'simrs.example', null);
+    w.start();
+    await waitFor('the send to start', async () => started);
+    const t0 = Date.now();
+    await w.stop(100);
+    assert.ok(Date.now() - t0 < 2_000);
+    const d = await findDelivery(pool, { id });
+    assert.equal(d?.state, 'queued');
+    assert.equal(d?.attempts, 1);
+    assert.match(d?.last_error ?? '', /EABORT/);
+  });
+});

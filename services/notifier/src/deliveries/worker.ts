@@ -1,0 +1,229 @@
+// The delivery worker: leases due messages from the store, renders and sends them, records the
+// outcome. Every replica runs one; SELECT ... FOR UPDATE SKIP LOCKED plus a lease token keeps two of
+// them from ever holding the same message.
+//
+// Exactly once, and the one window left: a message is leased (state 'sending', lease expiry in
+// next_attempt_at) before the SMTP conversation starts, and marked 'sent' by the very next statement
+// after the peer's 250. A worker that dies anywhere before the 250 leaves a lease that runs out, and
+// the message is sent by whoever claims it next: no loss, and the peer never had the message, so no
+// duplicate. A worker that dies (or loses the database) in the few milliseconds between the 250 and
+// that UPDATE cannot be told apart from one that died before it: the message is sent again when the
+// lease runs out (at least once beats at most once for sign-in mail). To keep that window small the
+// "sent" update is the only thing between the two, and is retried for as long as the lease lasts if
+// the database blips; and every attempt carries the same Message-ID, so mail systems (and the test
+// peer) can recognise the repeat.
+import { context, propagation, trace, SpanStatusCode, ROOT_CONTEXT } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
+import type { Pool } from '@simrs/platform/db';
+import type { Logger } from '@simrs/platform/logger';
+import { untraced } from '../db/index.ts';
+import { render } from '../mail/index.ts';
+import type { OutgoingMail, Send } from '../mail/index.ts';
+import { backoffMs, classify } from './retry.ts';
+import type { RetryPolicy } from './retry.ts';
+import { claim, markDead, markRetry, markSent, purge } from './store.ts';
+import type { Delivery } from './store.ts';
+
+export type Outcome = 'sent' | 'retry' | 'dead';
+export type DeadReason = 'permanent' | 'max_attempts' | 'expired' | 'lost_lease';
+
+/** What the worker reports about its sends; server/metrics.ts counts it. */
+export interface DeliveryMetrics {
+  attempt(outcome: Outcome): void;
+  deadLettered(reason: DeadReason): void;
+  sendDuration(seconds: number): void;
+}
+
+export interface WorkerOptions {
+  pool: Pool;
+  send: Send;
+  log: Logger;
+  metrics: DeliveryMetrics;
+  retry: RetryPolicy;
+  leaseMs: number;
+  pollMs: number;
+  concurrency: number;
+  retentionDays: number;
+}
+
+export interface Worker {
+  start(): void;
+  /** Asks for a claim now (a message was just queued) instead of at the next poll. */
+  wake(): void;
+  /** Stops claiming; waits up to `graceMs` for sends in flight, then aborts them (they are retried). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const tracer = trace.getTracer('simrs-notifier');
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+function parentContext(traceparent: string | null): Context {
+  return traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
+}
+
+export function createWorker(opts: WorkerOptions): Worker {
+  const { pool, log, metrics } = opts;
+  const inFlight = new Set<Promise<void>>();
+  const abort = new AbortController();
+  let stopping = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  let pokes = 0;
+  let storeDown = false;
+  let nextPurge = Date.now() + Math.random() * 60_000;
+
+  function sleep(ms: number): Promise<void> {
+    if (pokes > 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      }
+      wakeUp = done;
+    });
+  }
+
+  function wake(): void {
+    pokes += 1;
+    wakeUp?.();
+  }
+
+  /** Retries a store write a few times within the lease: used for the write that follows a 250. */
+  async function persist(what: string, write: () => Promise<unknown>): Promise<void> {
+    const deadline = Date.now() + opts.leaseMs / 2;
+    for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
+      try {
+        await write();
+        return;
+      } catch (err) {
+        if (Date.now() + wait > deadline) throw err;
+        log.warn({ err: { message: (err as Error).message }, step: what }, 'store write failed, retrying');
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  async function deadLetter(d: Delivery, reason: DeadReason, error: string): Promise<void> {
+    const held = await markDead(pool, d, error);
+    if (!held) return log.warn({ delivery_id: d.id }, 'lease lost before dead-lettering; left to its new holder');
+    metrics.attempt('dead');
+    metrics.deadLettered(reason);
+    log.error({ delivery_id: d.id, template: d.template, attempts: d.attempts, reason, last_error: error }, 'message dead-lettered');
+  }
+
+  async function deliver(d: Delivery): Promise<void> {
+    if (d.attempts > opts.retry.maxAttempts) {
+      // Claimed again after its last attempt's lease ran out: its worker died mid-send.
+      return deadLetter(d, 'lost_lease', `worker lost during attempt ${d.attempts - 1}; outcome unknown, not retried`);
+    }
+    if (d.valid_until && d.valid_until.getTime() < Date.now()) {
+      return deadLetter(d, 'expired', 'expired before it could be sent');
+    }
+    let mail: OutgoingMail;
+    try {
+      mail = {
+        ...render(d.template, d.locale, d.parameters, { createdAt: d.created_at }),
+        to: d.recipient,
+        messageId: d.message_id,
+        deliveryId: d.id,
+        locale: d.locale,
+      };
+    } catch (err) {
+      return deadLetter(d, 'permanent', `cannot render: ${(err as Error).message}`);
+    }
+    const span = tracer.startSpan(
+      'notifier.send',
+      { attributes: { 'simrs.delivery.id': d.id, 'simrs.template': d.template, 'simrs.attempt': d.attempts } },
+      parentContext(d.traceparent),
+    );
+    // The store writes below become children of the send span, itself a child of the SendEmail call.
+    await context.with(trace.setSpan(context.active(), span), async () => {
+      const started = performance.now();
+      try {
+        const result = await opts.send(mail, abort.signal);
+        metrics.sendDuration((performance.now() - started) / 1000);
+        await persist('mark sent', () => markSent(pool, d));
+        metrics.attempt('sent');
+        log.info({ delivery_id: d.id, template: d.template, attempts: d.attempts, smtp: result.response.slice(0, 3) }, 'message sent');
+      } catch (err) {
+        metrics.sendDuration((performance.now() - started) / 1000);
+        const failure = classify(err);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: failure.summary });
+        if (failure.permanent) return await deadLetter(d, 'permanent', failure.summary);
+        if (d.attempts >= opts.retry.maxAttempts) return await deadLetter(d, 'max_attempts', failure.summary);
+        const delay = backoffMs(d.attempts, opts.retry);
+        const held = await markRetry(pool, d, delay, failure.summary);
+        if (held) metrics.attempt('retry');
+        log.warn({ delivery_id: d.id, attempts: d.attempts, retry_in_ms: delay, last_error: failure.summary }, 'send failed, will retry');
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  function track(d: Delivery): void {
+    const job = deliver(d)
+      .catch((err: unknown) => {
+        // The store failed while recording an outcome: the lease runs out and the message is retried.
+        log.error({ err: { message: (err as Error).message }, delivery_id: d.id }, 'could not record the outcome of a send');
+      })
+      .finally(() => {
+        inFlight.delete(job);
+        wake();
+      });
+    inFlight.add(job);
+  }
+
+  async function run(): Promise<void> {
+    while (!stopping) {
+      pokes = 0;
+      const free = opts.concurrency - inFlight.size;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          // Rows claimed while stop() was called are still delivered: stop() waits for them.
+          const due = await untraced(() => claim(pool, free, opts.leaseMs));
+          claimed = due.length;
+          for (const d of due) track(d);
+          if (storeDown) log.info('message store reachable again');
+          storeDown = false;
+        } catch (err) {
+          if (!storeDown) log.warn({ err: { message: (err as Error).message } }, 'cannot claim messages: store unreachable');
+          storeDown = true;
+        }
+      }
+      if (Date.now() >= nextPurge) {
+        nextPurge = Date.now() + PURGE_EVERY_MS;
+        untraced(() => purge(pool, opts.retentionDays))
+          .then((n) => n && log.info({ deleted: n }, 'purged finished messages past retention'))
+          .catch(() => {});
+      }
+      // A full batch means more may be due: claim again at once.
+      if (claimed === 0 || claimed < free) await sleep(opts.pollMs);
+    }
+  }
+
+  return {
+    start() {
+      loop ??= run();
+    },
+    wake,
+    async stop(graceMs = 4_000) {
+      stopping = true;
+      wakeUp?.();
+      await loop;
+      if (inFlight.size === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
+      await Promise.race([Promise.all(inFlight), graceOver]);
+      clearTimeout(timer);
+      if (inFlight.size > 0) {
+        log.warn({ in_flight: inFlight.size }, 'aborting sends still in flight');
+        abort.abort(new Error('notifier shutting down'));
+        await Promise.all(inFlight);
+      }
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// The audit trail as the API sees it: the actions recorded, the listing's filters (strict, one message
+// per field) and the entry returned.
+import { z } from 'zod';
+
+export const AUDIT_ACTIONS = ['pasien.list', 'pasien.get', 'pasien.create', 'pasien.update', 'pasien.archive', 'audit.list'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const auditListInput = z
+  .strictObject(
+    {
+      action: z.enum(AUDIT_ACTIONS, { error: `action must be one of ${AUDIT_ACTIONS.join(', ')}` }).optional(),
+      actorUserId: z
+        .string({ error: 'actorUserId must be text' })
+        .min(1)
+        .max(200)
+        .regex(/^[\w.@:-]+$/, 'actorUserId contains characters that are not allowed')
+        .optional(),
+      pasienId: z.string({ error: 'pasienId must be a patient id (UUID)' }).uuid('pasienId must be a patient id (UUID)').optional(),
+      from: z.iso.datetime({ offset: true, error: 'from must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
+      to: z.iso.datetime({ offset: true, error: 'to must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
+      cursor: z.string({ error: 'cursor must be text' }).max(512, 'cursor is too long').optional(),
+      limit: z.coerce
+        .number({ error: 'limit must be a number' })
+        .int('limit must be a whole number')
+        .min(1, 'limit must be at least 1')
+        .max(200, 'limit must be at most 200')
+        .default(50),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : 'input must be an object') },
+  )
+  .optional()
+  .default({ limit: 50 });
+export type AuditListInput = z.infer<typeof auditListInput>;
+
+export const auditEntry = z.object({
+  id: z.number().int(),
+  occurredAt: z.string(),
+  actorUserId: z.string(),
+  actorRole: z.string(),
+  clientId: z.string().nullable(),
+  action: z.string(),
+  pasienIds: z.array(z.string()),
+  requestId: z.string().nullable(),
+  traceId: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()),
+});
+export type AuditEntry = z.infer<typeof auditEntry>;

@@ -1,0 +1,117 @@
+// Tenant-scoped database access. Every statement runs in a transaction whose first act is
+// set_config('app.tenant_id', <tenant of the verified principal>, true), so row-level security sees
+// that tenant and no other, and the setting dies with the transaction (a pooled connection never
+// carries one request's tenant into the next).
+//
+// The pool's clients run in pipeline mode: BEGIN, set_config, the statement and COMMIT are written
+// to the socket together and answered together, one network round trip for a read.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { QueryResultRow } from 'pg';
+import { createPool } from '@simrs/platform/db';
+import type { Pool, PoolClient } from '@simrs/platform/db';
+import { isUnavailable } from './unavailable.ts';
+
+const DATE_OID = 1082;
+
+export function createAppPool(url: string, opts: { max: number; statementTimeoutMs: number }): Pool {
+  return createPool(url, {
+    max: opts.max,
+    pipeline: true,
+    statement_timeout: opts.statementTimeoutMs,
+    idle_in_transaction_session_timeout: Math.max(opts.statementTimeoutMs * 2, 10_000),
+    application_name: 'records',
+    // Birth dates stay 'YYYY-MM-DD' strings: a JS Date would shift them by the process time zone.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === DATE_OID ? (value: string) => value : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+}
+
+export interface Querier {
+  query<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<R[]>;
+}
+
+const SET_TENANT = { name: 'records_set_tenant', text: "select set_config('app.tenant_id', $1, true)" };
+
+/**
+ * Statements whose text comes from a small, fixed set are prepared once per connection (named), so
+ * that Postgres plans them once instead of on every request. Statements whose text varies without
+ * bound (an UPDATE of whichever fields were given) stay unnamed.
+ */
+function statement(text: string, values: unknown[], prepare: boolean): pg.QueryConfig {
+  return prepare ? { name: `r_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text, values } : { text, values };
+}
+
+/** The only way handlers reach Postgres: bound to one tenant for its whole life. */
+export interface TenantDb {
+  readonly tenantId: string;
+  /** One statement in its own transaction: a single round trip. */
+  one<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<R[]>;
+  /** Several statements in one transaction (committed when `work` resolves, rolled back when it throws). */
+  tx<T>(work: (q: Querier) => Promise<T>): Promise<T>;
+}
+
+async function settle(pending: Promise<unknown>[]): Promise<void> {
+  const results = await Promise.allSettled(pending);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}
+
+export function tenantDb(pool: Pool, tenantId: string): TenantDb {
+  if (!tenantId) throw new Error('tenant id is required');
+
+  async function withClient<T>(use: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await use(client);
+    } catch (err) {
+      if (isUnavailable(err)) broken = err as Error;
+      throw err;
+    } finally {
+      // A connection that failed underneath us is discarded rather than handed to the next request.
+      client.release(broken);
+    }
+  }
+
+  return {
+    tenantId,
+    one<R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) {
+      return withClient(async (client) => {
+        const begin = client.query('begin');
+        const set = client.query({ ...SET_TENANT, values: [tenantId] });
+        const main = client.query<R>(statement(sql, params, opts.prepare ?? true));
+        const commit = client.query('commit');
+        // The statement's own error is the interesting one; COMMIT after a failure is a ROLLBACK.
+        await settle([begin, set, main, commit]).catch(async (err) => {
+          await main.catch((mainErr: unknown) => {
+            throw mainErr;
+          });
+          throw err;
+        });
+        return (await main).rows;
+      });
+    },
+    tx<T>(work: (q: Querier) => Promise<T>) {
+      return withClient(async (client) => {
+        const opening = [client.query('begin'), client.query({ ...SET_TENANT, values: [tenantId] })];
+        opening.forEach((p) => p.catch(() => {}));
+        const q: Querier = {
+          query: async <R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) =>
+            (await client.query<R>(statement(sql, params, opts.prepare ?? false))).rows,
+        };
+        try {
+          const result = await work(q);
+          await settle([...opening, client.query('commit')]);
+          return result;
+        } catch (err) {
+          await client.query('rollback').catch(() => {});
+          await settle(opening); // a failed BEGIN explains everything after it
+          throw err;
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// `node src/db/seed.ts`: development data. Gives tenant rs-demo a few hundred synthetic patients and
+// rs-lain some of its own (deterministic, so a second run adds nothing). Runs as the owner:
+// MIGRATION_DATABASE_URL when set (then DATABASE_URL is the application role), else DATABASE_URL.
+// Applies the migrations first, so it works on an empty database too.
+import pg from 'pg';
+import { COLUMNS, normalizePhone, syntheticPasien } from '../pasien/index.ts';
+import type { CreatePasienInput, PasienFieldName } from '../pasien/index.ts';
+import { log } from '../server/index.ts';
+import { migrateRecords } from './migrate.ts';
+import { APP_GROUP_ROLE } from './roles.ts';
+
+export const SEED_TENANTS: { tenantId: string; seed: number; count: number }[] = [
+  { tenantId: 'rs-demo', seed: 1, count: 300 },
+  { tenantId: 'rs-lain', seed: 2, count: 40 },
+];
+
+/** Inserts the patients that are not there yet (by NIK); returns how many were added. */
+export async function seedTenant(owner: pg.ClientBase, tenantId: string, patients: CreatePasienInput[], actor = 'seed'): Promise<number> {
+  await owner.query('begin');
+  try {
+    await owner.query("select set_config('app.tenant_id', $1, true)", [tenantId]);
+    const existing = new Set(
+      (await owner.query<{ nik: string }>('select nik from records.pasien where tenant_id = $1', [tenantId])).rows.map((r) => r.nik),
+    );
+    let added = 0;
+    for (const patient of patients) {
+      if (existing.has(patient.nik)) continue;
+      const fields = (Object.keys(patient) as PasienFieldName[]).filter((f) => patient[f] !== undefined);
+      const values = fields.map((f) => (f === 'telepon' && patient.telepon ? normalizePhone(patient.telepon) : patient[f]));
+      await owner.query(
+        `with n as (insert into records.rm_counter as c (tenant_id, last_value) values ($1, 1)
+                    on conflict (tenant_id) do update set last_value = c.last_value + 1 returning last_value)
+         insert into records.pasien (tenant_id, no_rm, created_by, updated_by, ${fields.map((f) => COLUMNS[f]).join(', ')})
+         select $1, lpad(n.last_value::text, 8, '0'), $2, $2, ${fields.map((f, i) => `$${i + 3}${f === 'tanggalLahir' ? '::date' : ''}`).join(', ')} from n`,
+        [tenantId, actor, ...values],
+      );
+      existing.add(patient.nik);
+      added++;
+    }
+    await owner.query('commit');
+    return added;
+  } catch (err) {
+    await owner.query('rollback');
+    throw err;
+  }
+}
+
+if (import.meta.main) {
+  const ownerUrl = process.env.MIGRATION_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (!ownerUrl) {
+    console.error('seed: set DATABASE_URL (or MIGRATION_DATABASE_URL) to the records database as its owner');
+    process.exit(1);
+  }
+  let appUrl = process.env.MIGRATION_DATABASE_URL ? process.env.DATABASE_URL : undefined;
+  if (!appUrl) {
+    // Provision the application role without touching its password (the service sets that).
+    const derived = new URL(ownerUrl);
+    derived.username = APP_GROUP_ROLE;
+    derived.password = '';
+    appUrl = derived.toString();
+  }
+  try {
+    await migrateRecords(ownerUrl, appUrl, log);
+    const owner = new pg.Client({ connectionString: ownerUrl });
+    await owner.connect();
+    try {
+      for (const t of SEED_TENANTS) {
+        const patients = Array.from({ length: t.count }, (_, i) => syntheticPasien(t.seed, i));
+        const added = await seedTenant(owner, t.tenantId, patients);
+        log.info({ tenant: t.tenantId, added, total: t.count }, 'seeded patients');
+      }
+    } finally {
+      await owner.end();
+    }
+  } catch (err) {
+    console.error(`seed failed: ${(err as Error).message}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,26 @@
+// Told apart in one place for two users: tenantDb discards a connection that failed this way, and
+// the tRPC error mapper answers 503 (try again) instead of 500.
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'EPIPE',
+  'ENETUNREACH',
+]);
+
+/** True for errors that mean "the database is not there right now" rather than "this query is wrong". */
+export function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  return (
+    NETWORK_CODES.has(code) ||
+    code.startsWith('08') || // connection exception
+    code.startsWith('53') || // insufficient resources (too many connections, out of memory, disk full)
+    ['57P01', '57P02', '57P03', '57014', '40001', '40P01', '55P03'].includes(code) || // shutdown, starting, timeout, conflicts
+    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|not queryable|Client was closed/i.test(message)
+  );
+}

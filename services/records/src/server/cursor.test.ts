@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { TRPCError } from '@trpc/server';
+import { cursors } from './cursor.ts';
+
+const c = cursors('x'.repeat(32));
+
+test('a cursor round-trips and reveals nothing', () => {
+  const token = c.seal('pasien.nama', 'rs-demo', ['budi santoso', '0f1e']);
+  assert.doesNotMatch(Buffer.from(token, 'base64url').toString('latin1'), /budi/);
+  assert.deepEqual(c.open(token, 'pasien.nama', 'rs-demo'), ['budi santoso', '0f1e']);
+});
+
+test('a cursor is bound to its tenant, its listing and its key', () => {
+  const token = c.seal('pasien.rm', 'rs-demo', ['00000042']);
+  assert.throws(
+    () => c.open(token, 'pasien.rm', 'rs-lain'),
+    (e: unknown) => e instanceof TRPCError && e.code === 'BAD_REQUEST',
+  );
+  assert.throws(() => c.open(token, 'pasien.nama', 'rs-demo'), TRPCError);
+  assert.throws(() => cursors('y'.repeat(32)).open(token, 'pasien.rm', 'rs-demo'), TRPCError);
+  const tampered = Buffer.from(token, 'base64url');
+  tampered[tampered.length - 1]! ^= 1;
+  assert.throws(() => c.open(tampered.toString('base64url'), 'pasien.rm', 'rs-demo'), TRPCError);
+  for (const junk of ['', 'abc', '!!!', 'x'.repeat(500)]) assert.throws(() => c.open(junk, 'pasien.rm', 'rs-demo'), TRPCError);
+});

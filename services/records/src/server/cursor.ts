@@ -1,0 +1,44 @@
+// Opaque keyset cursors. A cursor holds the sort key of the last row of a page (which can be part of
+// a patient's name), so it is sealed with AES-256-GCM: callers can neither read nor forge it, and it
+// is bound to the tenant and the listing it came from. Anything else is a 400, never a lookup.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { TRPCError } from '@trpc/server';
+import { FieldErrors } from './errors.ts';
+
+export type CursorKind = 'pasien.rm' | 'pasien.nama' | 'pasien.lahir' | 'audit';
+
+export interface Cursors {
+  seal(kind: CursorKind, tenantId: string, key: readonly (string | number)[]): string;
+  open(token: string, kind: CursorKind, tenantId: string): (string | number)[];
+}
+
+export function cursors(secret: string): Cursors {
+  const key = Buffer.from(hkdfSync('sha256', secret, 'simrs-records', 'list-cursor-v1', 32));
+  return {
+    seal(kind, tenantId, values) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(Buffer.from(`${kind}\u0000${tenantId}`));
+      const body = Buffer.concat([cipher.update(JSON.stringify(values), 'utf8'), cipher.final()]);
+      return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+    },
+    open(token, kind, tenantId) {
+      try {
+        const raw = Buffer.from(token, 'base64url');
+        if (raw.length < 29) throw new Error('short');
+        const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+        decipher.setAAD(Buffer.from(`${kind}\u0000${tenantId}`));
+        decipher.setAuthTag(raw.subarray(12, 28));
+        const values: unknown = JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8'));
+        if (!Array.isArray(values) || !values.every((v) => typeof v === 'string' || typeof v === 'number')) throw new Error('shape');
+        return values as (string | number)[];
+      } catch {
+        throw new TRPCError({
+          code: 'BAD_REQUEST',
+          message: 'cursor is not valid for this listing',
+          cause: new FieldErrors({ cursor: ['cursor is not valid for this listing'] }),
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,8 @@
+// What the domain folders build on: the tRPC builders and guards, the tenant scope their stores are
+// made from, the error for bad input, and the logger. The HTTP server and the app router (server.ts,
+// router.ts) compose those domains, so they are not exported here (that would close an import
+// circle); main.ts imports server.ts directly.
+export { badInput } from './errors.ts';
+export { log } from './log.ts';
+export { GUARDED_ERRORS, guardedProcedure, router } from './trpc.ts';
+export type { Actor, TenantScope } from './trpc.ts';

@@ -1,0 +1,72 @@
+// Records' request metrics and span naming: calls, errors and latency per tRPC procedure (and per
+// REST route of the integration prefix), the server span named after the procedure (`pasien.list`)
+// with `simrs.tenant_id` and `simrs.outcome`, and the Postgres pool on /metrics. Procedure labels come
+// from the router, so an unknown path can never become a label value.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { meter } from '@simrs/platform/metrics';
+import { annotateRequest, outcomeOf } from '@simrs/platform/spans';
+import { appRouter } from './router.ts';
+
+const m = meter('records');
+const calls = m.createCounter('records.procedure.calls', {
+  description: 'Procedure calls by procedure, surface (trpc, rest) and outcome (ok, client_error, server_error).',
+});
+const duration = m.createHistogram('records.procedure.duration', {
+  description: 'Time to answer a procedure call, in seconds, by procedure and surface.',
+  unit: 's',
+  advice: { explicitBucketBoundaries: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] },
+});
+
+type Procedures = Record<string, { _def?: { meta?: { openapi?: { method: string; path: string } } } }>;
+const routerProcedures = (appRouter as unknown as { _def: { procedures: Procedures } })._def.procedures;
+const known = new Set(Object.keys(routerProcedures));
+
+/** The REST routes (method and path template) the router declares, e.g. `GET /pasien/{id}`. */
+const restRoutes = Object.values(routerProcedures)
+  .map((p) => p._def?.meta?.openapi)
+  .filter((o): o is { method: string; path: string } => o !== undefined)
+  .map((o) => ({ method: o.method.toUpperCase(), template: o.path, pattern: new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`) }));
+
+/** The declared route a REST call matched, or `{unknown}`: label values come from the router only. */
+export function restRouteOf(method: string, pathname: string, prefix: string): string {
+  const path = pathname.slice(prefix.length) || '/';
+  const route = restRoutes.find((r) => r.method === method && r.pattern.test(path));
+  return route ? `${method} ${prefix}${route.template}` : `${prefix}/{unknown}`;
+}
+
+/** The procedures a tRPC path names (`pasien.list` or a batch `a,b`); unknown ones are `{unknown}`. */
+export function proceduresOf(pathname: string): string[] {
+  let raw: string;
+  try {
+    raw = decodeURIComponent(pathname.slice('/trpc/'.length));
+  } catch {
+    return ['{unknown}'];
+  }
+  return raw.split(',').map((p) => (known.has(p) ? p : '{unknown}'));
+}
+
+/**
+ * Names the server span now and counts the call when the response is sent. `surface` tells how the
+ * procedure was reached; for REST the route is the normalised path under the integration prefix.
+ */
+export function observeCall(
+  req: IncomingMessage,
+  res: ServerResponse,
+  call: { surface: 'trpc' | 'rest'; pathname: string; prefix: string },
+): void {
+  const started = performance.now();
+  const procedures = call.surface === 'trpc' ? proceduresOf(call.pathname) : [];
+  const restRoute = restRouteOf(req.method ?? 'GET', call.pathname, call.prefix);
+  const name = call.surface === 'trpc' ? procedures.join(',') : restRoute;
+  const route = call.surface === 'trpc' ? `/trpc/${procedures.join(',')}` : restRoute.replace(/^[A-Z]+ /, '');
+  annotateRequest(req, { name, route, attributes: call.surface === 'trpc' ? { 'rpc.system': 'trpc', 'rpc.method': name } : {} });
+  res.once('finish', () => {
+    const seconds = (performance.now() - started) / 1000;
+    const outcome = outcomeOf(res.statusCode);
+    const labels = call.surface === 'trpc' ? procedures : [restRoute];
+    for (const procedure of labels) {
+      calls.add(1, { procedure, surface: call.surface, outcome });
+      duration.record(seconds, { procedure, surface: call.surface });
+    }
+  });
+}

@@ -1,0 +1,118 @@
+// The integration interface: REST over the same procedures, the OpenAPI 3.1 document, the docs page.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { assertEnvelope, newPasien, startRecords } from './testkit.ts';
+import type { RecordsUnderTest } from './testkit.ts';
+
+describe('integration interface', () => {
+  let r: RecordsUnderTest;
+  before(async () => {
+    r = await startRecords('openapi', { INTEGRATION_PREFIX: '/integrasi/v1' });
+  });
+  after(async () => {
+    await r?.stop();
+  });
+
+  test('the OpenAPI 3.1 document lists every procedure with the envelope for errors', async () => {
+    const res = await fetch(`${r.url}/integrasi/v1/openapi.json`);
+    assert.equal(res.status, 200);
+    const doc = (await res.json()) as {
+      openapi: string;
+      servers: { url: string }[];
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            operationId: string;
+            security?: unknown[];
+            responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+          }
+        >
+      >;
+      components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+    };
+    assert.equal(doc.openapi, '3.1.0');
+    assert.deepEqual(doc.servers, [{ url: '/integrasi/v1' }]);
+    const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+    );
+    assert.deepEqual(ops.sort(), [
+      'GET /audit audit-list',
+      'GET /health healthCheck',
+      'GET /pasien pasien-list',
+      'GET /pasien/{id} pasien-get',
+      'PATCH /pasien/{id} pasien-update',
+      'POST /pasien pasien-create',
+      'POST /pasien/{id}/archive pasien-archive',
+    ]);
+    assert.ok(doc.components.schemas.ErrorEnvelope);
+    assert.deepEqual(
+      Object.keys(doc.components.schemas).filter((k) => k.startsWith('error.')),
+      [],
+    );
+    assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['bearer', 'session']);
+    for (const item of Object.values(doc.paths)) {
+      for (const op of Object.values(item)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (status !== '200') assert.equal(response.content?.['application/json']?.schema.$ref, '#/components/schemas/ErrorEnvelope');
+        }
+      }
+    }
+    assert.equal(doc.paths['/health']!.get!.security, undefined, 'health is public');
+    assert.ok(doc.paths['/pasien']!.get!.security?.length);
+  });
+
+  test('the docs page is self-contained HTML listing the operations', async () => {
+    const res = await fetch(`${r.url}/integrasi/v1/docs`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+    const html = await res.text();
+    for (const op of ['GET /integrasi/v1/pasien', 'POST /integrasi/v1/pasien/{id}/archive', 'GET /integrasi/v1/audit'])
+      assert.ok(html.includes(op), op);
+    assert.doesNotMatch(html, /<script|https?:\/\/(?!localhost)/);
+  });
+
+  test('REST calls the same procedures, with the same guards and the envelope for errors', async () => {
+    const clerk = await r.principal('rs-demo', 'registration_clerk');
+    const admin = await r.principal('rs-demo', 'tenant_admin');
+    const created = await r.rest('POST', '/pasien', { principal: clerk, body: newPasien(1) });
+    assert.equal(created.status, 200);
+    const id = (created.body as { id: string; noRm: string }).id;
+    assert.equal((created.body as { noRm: string }).noRm, '00000001');
+    const got = await r.rest('GET', `/pasien/${id}`, { principal: clerk });
+    assert.equal((got.body as { id: string }).id, id);
+    const updated = await r.rest('PATCH', `/pasien/${id}`, {
+      principal: clerk,
+      body: { alamat: 'Jl. Sudirman No. 5', expectedVersion: 1 },
+    });
+    assert.equal(updated.status, 200);
+    assert.equal((updated.body as { version: number }).version, 2);
+    const list = await r.rest('GET', `/pasien?q=budi&limit=5`, { principal: clerk });
+    assert.deepEqual(
+      (list.body as { items: { id: string }[] }).items.map((p) => p.id),
+      [id],
+    );
+    assertEnvelope(await r.rest('POST', `/pasien/${id}/archive`, { principal: clerk, body: { reason: 'duplikat' } }), 403, 'FORBIDDEN');
+    const archived = await r.rest('POST', `/pasien/${id}/archive`, { principal: admin, body: { reason: 'duplikat' } });
+    assert.equal((archived.body as { status: string }).status, 'archived');
+    assertEnvelope(await r.rest('POST', `/pasien/${id}/archive`, { principal: admin, body: { reason: 'lagi' } }), 409, 'CONFLICT');
+    const ids = async (query: string) =>
+      ((await r.rest('GET', `/pasien${query}`, { principal: clerk })).body as { items: { id: string }[] }).items.map((p) => p.id);
+    assert.deepEqual(await ids(''), [], 'archived patients leave the default listing');
+    assert.deepEqual(await ids('?status=archived'), [id]);
+    assert.deepEqual(await ids('?status=all&q=budi'), [id]);
+    assertEnvelope(await r.rest('PATCH', `/pasien/${id}`, { principal: admin, body: { alamat: 'Jl. X No. 1' } }), 409, 'CONFLICT');
+    const e = assertEnvelope(await r.rest('GET', '/pasien'), 401, 'UNAUTHORIZED');
+    assert.equal(e.data.path, 'pasien.list');
+    assertEnvelope(await r.rest('GET', '/audit', { principal: clerk }), 403, 'FORBIDDEN');
+  });
+
+  test('tRPC is served too, and unknown routes answer with the envelope', async () => {
+    assert.deepEqual((await r.query('healthCheck', undefined)).body, { result: { data: null } });
+    assertEnvelope(await r.rest('GET', '/tidak-ada'), 404, 'NOT_FOUND');
+    const outside = await fetch(`${r.url}/api/v1/pasien`);
+    assert.equal(outside.status, 404);
+  });
+});

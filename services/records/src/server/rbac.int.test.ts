@@ -1,0 +1,110 @@
+// Role and scope checks, generated from the permission data: every role against every procedure,
+// read-only and write-only credentials, and the ways a principal can be missing or false.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { signPrincipal } from '@simrs/contracts/principal';
+import { ROLES } from '@simrs/contracts/access';
+import { PROCEDURES, roleMay } from '../access/index.ts';
+import type { ProcedureName } from '../access/index.ts';
+import { assertEnvelope, dataOf, newPasien, startRecords } from './testkit.ts';
+import type { RecordsUnderTest } from './testkit.ts';
+
+describe('RBAC and scopes', () => {
+  let r: RecordsUnderTest;
+  let admin: string;
+  let n = 100;
+  const fresh = async () => dataOf<{ id: string }>(await r.mutate('pasien.create', newPasien(++n), admin)).id;
+
+  /** A valid input for each procedure, so that only the guard can refuse it. */
+  const inputFor = async (name: ProcedureName): Promise<unknown> => {
+    switch (name) {
+      case 'pasien.list':
+        return { limit: 5 };
+      case 'pasien.get':
+        return { id: await fresh() };
+      case 'pasien.create':
+        return newPasien(++n);
+      case 'pasien.update':
+        return { id: await fresh(), alamat: 'Jl. Pahlawan No. 9' };
+      case 'pasien.archive':
+        return { id: await fresh(), reason: 'duplicate registration' };
+      case 'audit.list':
+        return { limit: 5 };
+    }
+  };
+  const call = (name: ProcedureName, input: unknown, principal?: string) =>
+    PROCEDURES[name].kind === 'query' ? r.query(name, input, principal) : r.mutate(name, input, principal);
+
+  before(async () => {
+    r = await startRecords('rbac');
+    admin = await r.principal('rs-demo', 'tenant_admin');
+  });
+  after(async () => {
+    await r?.stop();
+  });
+
+  for (const role of ROLES) {
+    for (const [name, spec] of Object.entries(PROCEDURES) as [ProcedureName, (typeof PROCEDURES)[ProcedureName]][]) {
+      const allowed = roleMay(role, spec.permission);
+      test(`${role} ${allowed ? 'may' : 'may not'} call ${name}`, async () => {
+        const principal = await r.principal('rs-demo', role, { scopes: ['simrs:read', 'simrs:write'] });
+        const reply = await call(name, await inputFor(name), principal);
+        if (allowed) dataOf(reply);
+        else assert.match(assertEnvelope(reply, 403, 'FORBIDDEN').message, new RegExp(`role ${role} may not`));
+      });
+    }
+  }
+
+  test('a read-only credential can query and cannot mutate', async () => {
+    const readOnly = await r.principal('rs-demo', 'tenant_admin', { scopes: ['simrs:read'], clientId: 'client-ro' });
+    for (const name of Object.keys(PROCEDURES) as ProcedureName[]) {
+      const reply = await call(name, await inputFor(name), readOnly);
+      if (PROCEDURES[name].kind === 'query') dataOf(reply);
+      else assert.match(assertEnvelope(reply, 403, 'FORBIDDEN').message, /simrs:write/);
+    }
+    assertEnvelope(await r.rest('POST', '/pasien', { principal: readOnly, body: newPasien(++n) }), 403, 'FORBIDDEN');
+  });
+
+  test('a write-only or scopeless credential cannot query', async () => {
+    const writeOnly = await r.principal('rs-demo', 'tenant_admin', { scopes: ['simrs:write'] });
+    const none = await r.principal('rs-demo', 'tenant_admin', { scopes: ['openid'] });
+    assert.match(assertEnvelope(await r.query('pasien.list', {}, writeOnly), 403).message, /simrs:read/);
+    dataOf(await r.mutate('pasien.create', newPasien(++n), writeOnly));
+    for (const name of Object.keys(PROCEDURES) as ProcedureName[])
+      assertEnvelope(await call(name, await inputFor(name), none), 403, 'FORBIDDEN');
+  });
+
+  test('a role records does not know may do nothing', async () => {
+    const janitor = await r.principal('rs-demo', 'janitor', { scopes: ['simrs:read', 'simrs:write'] });
+    for (const name of Object.keys(PROCEDURES) as ProcedureName[])
+      assertEnvelope(await call(name, await inputFor(name), janitor), 403, 'FORBIDDEN');
+  });
+
+  test('no principal, a forged, expired, unsigned or malformed one: 401 everywhere but healthCheck', async () => {
+    const claims = { userId: 'mallory', tenantId: 'rs-demo', role: 'tenant_admin', scopes: ['simrs:read', 'simrs:write'] };
+    const forged = await signPrincipal(claims, 'z'.repeat(64));
+    const expired = await signPrincipal(claims, r.secret, -300);
+    const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'simrs-principal+jwt' })).toString('base64url')}.${Buffer.from(
+      JSON.stringify({
+        p: { userId: 'u', tenantId: 'rs-demo', role: 'tenant_admin', scopes: ['simrs:read'] },
+        iss: 'simrs-gateway',
+        aud: 'simrs-records',
+        exp: 9999999999,
+      }),
+    ).toString('base64url')}.`;
+    const valid = await r.principal('rs-demo', 'tenant_admin');
+    const tampered = valid.replace(
+      /\.([^.]+)\./,
+      (_m, payload: string) => `.${payload.slice(0, -2)}${payload.slice(-2) === 'fQ' ? 'fX' : 'fQ'}.`,
+    );
+    for (const principal of [undefined, forged, expired, unsigned, tampered, 'not-a-jwt', '']) {
+      for (const name of Object.keys(PROCEDURES) as ProcedureName[]) {
+        const input = PROCEDURES[name].kind === 'query' ? {} : newPasien(++n);
+        assertEnvelope(await call(name, input, principal), 401, 'UNAUTHORIZED');
+      }
+      assertEnvelope(await r.rest('GET', '/pasien', { principal }), 401, 'UNAUTHORIZED');
+    }
+    assert.deepEqual((await r.query('healthCheck', undefined)).body, { result: { data: null } });
+    assert.equal((await r.rest('GET', '/health')).status, 200);
+  });
+});

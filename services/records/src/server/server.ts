@@ -1,0 +1,178 @@
+// The records HTTP surface: /healthz and /readyz, tRPC under /trpc, REST + OpenAPI + docs under the
+// integration prefix. The gateway is the only caller; the principal it signs is the only credential.
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { requestContext } from '@simrs/platform/context';
+import type { Pool } from '@simrs/platform/db';
+import { serveHealth } from '@simrs/platform/health';
+import { annotateRequest } from '@simrs/platform/spans';
+import type { Checks } from '@simrs/platform/health';
+import { PRINCIPAL_HEADER, REQUEST_ID_HEADER, verifyPrincipal } from '@simrs/contracts/principal';
+import type { Principal } from '@simrs/contracts/principal';
+import type { Config } from '../config.ts';
+import { tenantDb } from '../db/index.ts';
+import { cursors as makeCursors } from './cursor.ts';
+import { sendError } from './http-error.ts';
+import { log } from './log.ts';
+import { observeCall } from './metrics.ts';
+import { createIntegrationHandler, docsPage, openApiDocument } from './openapi.ts';
+import { appRouter } from './router.ts';
+import type { Context } from './trpc.ts';
+
+async function principalOf(header: string | string[] | undefined, secret: string): Promise<Principal | undefined> {
+  if (typeof header !== 'string' || header === '') return undefined;
+  try {
+    return await verifyPrincipal(header, secret);
+  } catch {
+    log.warn('rejected an invalid principal header');
+    return undefined;
+  }
+}
+
+class BodyTooLarge extends Error {}
+
+/** Reads the whole body, refusing more than `max` bytes. */
+function readBody(req: IncomingMessage, max: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export interface RecordsDeps {
+  pool: Pool;
+  checks: Checks;
+}
+
+export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
+  const health = serveHealth(deps.checks);
+  const cursors = makeCursors(config.PRINCIPAL_SECRET);
+  const prefix = config.INTEGRATION_PREFIX;
+  const doc = openApiDocument(prefix);
+  const docJson = JSON.stringify(doc);
+  const docsHtml = docsPage(doc, prefix);
+
+  async function createContext(req: IncomingMessage): Promise<Context> {
+    const principal = await principalOf(req.headers[PRINCIPAL_HEADER], config.PRINCIPAL_SECRET);
+    const requestId = String(req.headers[REQUEST_ID_HEADER] ?? '') || randomUUID();
+    const span = trace.getActiveSpan()?.spanContext();
+    const traceId = span && isSpanContextValid(span) ? span.traceId : undefined;
+    if (principal) {
+      const store = requestContext.getStore();
+      if (store) store.tenantId = principal.tenantId;
+      annotateRequest(req, { tenantId: principal.tenantId });
+    }
+    const scope = principal
+      ? {
+          db: tenantDb(deps.pool, principal.tenantId),
+          actor: { userId: principal.userId, role: principal.role, clientId: principal.clientId, requestId, traceId },
+          cursors,
+        }
+      : undefined;
+    return { principal, requestId, scope };
+  }
+
+  const onError = (error: { code: string; cause?: unknown }, path: string | undefined) => {
+    if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error.cause ?? error, path }, 'procedure failed');
+    else if (error.code === 'SERVICE_UNAVAILABLE') log.warn({ err: error.cause ?? error, path }, 'database unavailable');
+    else if (error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN') log.warn({ code: error.code, path }, 'call refused');
+  };
+
+  const trpc = createHTTPHandler({
+    router: appRouter,
+    basePath: '/trpc/',
+    maxBodySize: config.MAX_BODY_BYTES,
+    maxBatchSize: 10,
+    createContext: ({ req }) => createContext(req),
+    onError: ({ error, path }) => onError(error, path),
+  });
+  const rest = createIntegrationHandler({ prefix, createContext, onError: (err, path) => onError(err as { code: string }, path) });
+
+  async function integration(req: IncomingMessage & { body?: unknown }, res: ServerResponse, path: string): Promise<void> {
+    if (req.method === 'GET' && path === '/openapi.json') {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' }).end(docJson);
+      return;
+    }
+    if (req.method === 'GET' && (path === '/docs' || path === '/docs/')) {
+      res
+        .writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-cache',
+          'content-security-policy':
+            "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+          'x-content-type-options': 'nosniff',
+        })
+        .end(docsHtml);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      let raw: string;
+      try {
+        raw = await readBody(req, config.MAX_BODY_BYTES);
+      } catch (err) {
+        if (err instanceof BodyTooLarge)
+          return sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${config.MAX_BODY_BYTES} bytes`, path, {
+            connection: 'close',
+          });
+        throw err;
+      }
+      const type = String(req.headers['content-type'] ?? '');
+      if (raw.trim() !== '' && !/^application\/json\b/i.test(type)) {
+        return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', path);
+      }
+      // trpc-to-openapi only reads bodies whose type is exactly application/json; pass it as such.
+      req.headers['content-type'] = 'application/json';
+      try {
+        req.body = raw.trim() === '' ? undefined : JSON.parse(raw);
+      } catch {
+        return sendError(res, 'PARSE_ERROR', 'request body is not valid JSON', path);
+      }
+    }
+    await rest(req, res);
+  }
+
+  return createServer((req, res) => {
+    if (health(req, res)) return;
+    const requestId = String(req.headers[REQUEST_ID_HEADER] ?? '');
+    requestContext.run({ requestId }, () => {
+      const url = req.url ?? '/';
+      const pathname = url.split('?')[0] ?? '/';
+      const length = Number(req.headers['content-length'] ?? 0);
+      if (length > config.MAX_BODY_BYTES) {
+        return sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${config.MAX_BODY_BYTES} bytes`, pathname, {
+          connection: 'close',
+        });
+      }
+      if (pathname.startsWith('/trpc/')) {
+        observeCall(req, res, { surface: 'trpc', pathname, prefix });
+        return trpc(req, res);
+      }
+      if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
+        observeCall(req, res, { surface: 'rest', pathname, prefix });
+        const path = pathname.slice(prefix.length) || '/';
+        req.url = path + url.slice(pathname.length);
+        return void integration(req, res, path).catch((err: unknown) => {
+          log.error({ err }, 'integration request failed');
+          if (!res.headersSent) sendError(res, 'INTERNAL_SERVER_ERROR', 'internal error', path);
+          else res.destroy();
+        });
+      }
+      sendError(res, 'NOT_FOUND', 'no such route', pathname);
+    });
+  });
+}

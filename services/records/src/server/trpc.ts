@@ -1,0 +1,121 @@
+// tRPC setup: the context every procedure sees, the guards (principal, scope, role), and the error
+// formatter: the one place the tRPC surface builds the envelope (message, code, data.code,
+// data.httpStatus, data.path) plus data.fieldErrors for bad input, and never leaks a stack or an
+// internal message.
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { ZodError, z } from 'zod';
+import { envelope } from '@simrs/contracts/envelope';
+import type { Principal } from '@simrs/contracts/principal';
+import { PROCEDURES, SCOPE_FOR, roleMay } from '../access/index.ts';
+import type { ProcedureName } from '../access/index.ts';
+import type { TenantDb } from '../db/index.ts';
+import type { Cursors } from './cursor.ts';
+import { FieldErrors, toTRPCError } from './errors.ts';
+
+/** The caller as the audit trail records them. */
+export interface Actor {
+  userId: string;
+  role: string;
+  clientId?: string | undefined;
+  requestId: string;
+  traceId?: string | undefined;
+}
+
+/**
+ * What a guarded procedure reaches data with, built once per request for the principal's tenant:
+ * the tenant-scoped database handle, the actor its audit rows name, and the list cursors. Each
+ * domain's store is made from it (pasienStore, auditStore); nothing else reaches the database.
+ */
+export interface TenantScope {
+  db: TenantDb;
+  actor: Actor;
+  cursors: Cursors;
+}
+
+export interface Context {
+  /** Verified from the gateway's signed header; undefined for anonymous calls. */
+  principal: Principal | undefined;
+  requestId: string;
+  /** Undefined for anonymous calls. */
+  scope: TenantScope | undefined;
+}
+
+function fieldErrorsOf(cause: unknown): Record<string, string[]> | undefined {
+  if (cause instanceof ZodError) {
+    const flat = z.flattenError(cause);
+    const out: Record<string, string[]> = { ...(flat.fieldErrors as Record<string, string[]>) };
+    if (flat.formErrors.length > 0) out._input = flat.formErrors;
+    return out;
+  }
+  if (cause instanceof FieldErrors) return cause.fieldErrors;
+  return undefined;
+}
+
+/** The message for input the schema refused; the REST surface says the same (see openapi.ts). */
+export function invalidInputMessage(issues: readonly { path?: readonly PropertyKey[]; message: string }[]): string {
+  const listed = issues
+    .slice(0, 5)
+    .map((i) => (i.path?.length ? `${i.path.join('.')}: ${i.message}` : i.message))
+    .join('; ');
+  return `invalid input: ${listed}`;
+}
+
+const PUBLIC_5XX: Record<number, string> = { 503: 'service unavailable, try again shortly' };
+
+const t = initTRPC
+  .context<Context>()
+  .meta<OpenApiMeta>()
+  .create({
+    isDev: false,
+    errorFormatter({ shape, error }) {
+      const status = shape.data.httpStatus;
+      const fieldErrors = status < 500 ? fieldErrorsOf(error.cause) : undefined;
+      const message =
+        status >= 500
+          ? (PUBLIC_5XX[status] ?? 'internal error')
+          : error.cause instanceof ZodError
+            ? invalidInputMessage(error.cause.issues)
+            : shape.message;
+      const { error: body } = envelope(shape.data.code, message, shape.data.path ?? '');
+      return fieldErrors ? { ...body, data: { ...body.data, fieldErrors } } : body;
+    },
+  });
+
+export const router = t.router;
+export const publicProcedure = t.procedure;
+
+/** The error responses every guarded procedure can give, for its OpenAPI description. */
+export const GUARDED_ERRORS = {
+  400: 'Invalid input',
+  401: 'No valid credential',
+  403: 'Missing scope or role permission',
+  503: 'Database unavailable',
+};
+
+/** Database and other unexpected errors become 400/409/503/500 in one place. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.code === 'INTERNAL_SERVER_ERROR' && result.error.cause) throw toTRPCError(result.error.cause);
+  return result;
+});
+
+/**
+ * A procedure that needs a verified principal, the scope its kind requires (queries simrs:read,
+ * mutations simrs:write) and the permission the matrix names for it. Handlers get `ctx.scope`, the
+ * caller's tenant scope, and nothing else that reaches the database.
+ */
+export function guardedProcedure(name: ProcedureName) {
+  const { kind, permission } = PROCEDURES[name];
+  return t.procedure.use(mapErrors).use(({ ctx, type, next }) => {
+    if (!ctx.principal || !ctx.scope) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'sign in first: no valid credential' });
+    if (type !== kind) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: `procedure ${name} is declared as ${kind}` });
+    const needed = SCOPE_FOR[kind];
+    if (!ctx.principal.scopes.includes(needed))
+      throw new TRPCError({ code: 'FORBIDDEN', message: `this credential lacks the ${needed} scope` });
+    if (!roleMay(ctx.principal.role, permission)) {
+      throw new TRPCError({ code: 'FORBIDDEN', message: `role ${ctx.principal.role} may not ${permission}` });
+    }
+    return next({ ctx: { principal: ctx.principal, scope: ctx.scope } });
+  });
+}
