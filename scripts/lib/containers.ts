@@ -90,7 +90,8 @@ export function run(cmd: string, args: string[], options: RunOptions): Promise<R
       const result = { code: code ?? (signal ? 128 : 1), stdout, stderr };
       const what = `${cmd} ${args.slice(0, 3).join(' ')}`;
       if (timedOut) reject(new Error(`${what}: no answer within ${options.timeoutMs / 1000} s`));
-      else if (result.code !== 0 && !options.allowFailure) reject(new Error(`${what} exited ${result.code}: ${lastLines(stderr || stdout, 8)}`));
+      else if (result.code !== 0 && !options.allowFailure)
+        reject(new Error(`${what} exited ${result.code}: ${lastLines(stderr || stdout, 8)}`));
       else resolve(result);
     });
   });
@@ -98,7 +99,8 @@ export function run(cmd: string, args: string[], options: RunOptions): Promise<R
 
 export const lastLines = (text: string, n: number) => text.trim().split('\n').slice(-n).join('\n');
 
-const onPath = async (cmd: string) => (await run('sh', ['-c', `command -v ${cmd}`], { timeoutMs: 5_000, allowFailure: true, env: process.env })).code === 0;
+const onPath = async (cmd: string) =>
+  (await run('sh', ['-c', `command -v ${cmd}`], { timeoutMs: 5_000, allowFailure: true, env: process.env })).code === 0;
 
 /** buildah when installed, else podman; undefined when neither is (podman is needed either way to run). */
 export async function containerTools(): Promise<{ builder?: 'buildah' | 'podman'; podman: boolean }> {
@@ -152,7 +154,9 @@ export interface BaseImages {
 
 async function nodeVersionOf(ref: string): Promise<string | undefined> {
   if (!(await imageExists(ref))) return undefined;
-  const label = await run('podman', ['image', 'inspect', '--format', `{{index .Config.Labels "${NODE_VERSION_LABEL}"}}`, ref], { timeoutMs: 30_000 });
+  const label = await run('podman', ['image', 'inspect', '--format', `{{index .Config.Labels "${NODE_VERSION_LABEL}"}}`, ref], {
+    timeoutMs: 30_000,
+  });
   return label.stdout.trim();
 }
 
@@ -178,26 +182,46 @@ export async function baseImages(say: (line: string) => void): Promise<BaseImage
 
 async function buildLocalBase(node: { dir: string; version: string }, say: (line: string) => void): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('no image registry answers and making the base image (debootstrap) needs root');
-  if (!(await onPath('debootstrap'))) throw new Error('no image registry answers and debootstrap is not installed (apt-get install debootstrap)');
+  if (!(await onPath('debootstrap')))
+    throw new Error('no image registry answers and debootstrap is not installed (apt-get install debootstrap)');
   const started = performance.now();
   const root = mkdtempSync(join(process.env.TMPDIR ?? '/var/tmp', 'simrs-base-'));
   const log = createWriteStream(join(workDir, 'base.log'));
   try {
-    say(`no image registry answers: making ${LOCAL_BASE} and ${LOCAL_BUILD_BASE} (debootstrap --variant=minbase bookworm, Node ${node.version}); log in .data/containers/base.log`);
+    say(
+      `no image registry answers: making ${LOCAL_BASE} and ${LOCAL_BUILD_BASE} (debootstrap --variant=minbase bookworm, Node ${node.version}); log in .data/containers/base.log`,
+    );
     await run('debootstrap', ['--variant=minbase', 'bookworm', root], { timeoutMs: 600_000, env: process.env, log });
     // What a runtime image never needs: package lists, caches, documentation, translations.
-    for (const dir of ['var/cache/apt', 'var/lib/apt/lists', 'usr/share/doc', 'usr/share/man', 'usr/share/info', 'usr/share/locale', 'var/log']) {
+    for (const dir of [
+      'var/cache/apt',
+      'var/lib/apt/lists',
+      'usr/share/doc',
+      'usr/share/man',
+      'usr/share/info',
+      'usr/share/locale',
+      'var/log',
+    ]) {
       rmSync(join(root, dir), { recursive: true, force: true });
       mkdirSync(join(root, dir), { recursive: true });
     }
     // The official image's layout: node in /usr/local/bin, npm (build base only) in /usr/local/lib/node_modules.
-    await run('install', ['-D', '-m', '0755', join(node.dir, 'bin', 'node'), join(root, 'usr/local/bin/node')], { timeoutMs: 30_000, env: process.env });
+    await run('install', ['-D', '-m', '0755', join(node.dir, 'bin', 'node'), join(root, 'usr/local/bin/node')], {
+      timeoutMs: 30_000,
+      env: process.env,
+    });
     await importRootfs(root, LOCAL_BASE, node.version);
     const npm = await npmDir();
     mkdirSync(join(root, 'usr/local/lib/node_modules'), { recursive: true });
     await run('cp', ['-a', npm, join(root, 'usr/local/lib/node_modules/npm')], { timeoutMs: 60_000, env: process.env });
-    await run('ln', ['-sf', '../lib/node_modules/npm/bin/npm-cli.js', join(root, 'usr/local/bin/npm')], { timeoutMs: 5_000, env: process.env });
-    await run('ln', ['-sf', '../lib/node_modules/npm/bin/npx-cli.js', join(root, 'usr/local/bin/npx')], { timeoutMs: 5_000, env: process.env });
+    await run('ln', ['-sf', '../lib/node_modules/npm/bin/npm-cli.js', join(root, 'usr/local/bin/npm')], {
+      timeoutMs: 5_000,
+      env: process.env,
+    });
+    await run('ln', ['-sf', '../lib/node_modules/npm/bin/npx-cli.js', join(root, 'usr/local/bin/npx')], {
+      timeoutMs: 5_000,
+      env: process.env,
+    });
     await importRootfs(root, LOCAL_BUILD_BASE, node.version);
     say(`made the base images in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } finally {
@@ -243,9 +267,15 @@ export interface BuiltImage {
 }
 
 /** Builds the four targets of the Dockerfile, one after another (shared stages come from the layer cache). */
-export async function buildImages(say: (line: string) => void, services: readonly ImageService[] = SERVICES): Promise<{ base: BaseImages; images: BuiltImage[] }> {
+export async function buildImages(
+  say: (line: string) => void,
+  services: readonly ImageService[] = SERVICES,
+): Promise<{ base: BaseImages; images: BuiltImage[] }> {
   const tools = await containerTools();
-  if (!tools.builder || !tools.podman) throw new Error('npm run images needs podman (and preferably buildah): apt-get install podman buildah runc slirp4netns uidmap fuse-overlayfs');
+  if (!tools.builder || !tools.podman)
+    throw new Error(
+      'npm run images needs podman (and preferably buildah): apt-get install podman buildah runc slirp4netns uidmap fuse-overlayfs',
+    );
   const base = await baseImages(say);
   const ca = caBundle();
   // A base already in the store is used as it is (a local one could not be pulled anyway).

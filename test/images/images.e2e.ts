@@ -60,7 +60,8 @@ process.once('exit', () => e2e.removeAllSync());
 before(async () => {
   const tools = await containerTools();
   if (!tools.podman) throw new Error('podman is not installed (apt-get install podman buildah runc slirp4netns uidmap fuse-overlayfs)');
-  for (const service of SERVICES) if (!(await imageExists(imageRef(service)))) throw new Error(`${imageRef(service)} is missing: run npm run images`);
+  for (const service of SERVICES)
+    if (!(await imageExists(imageRef(service)))) throw new Error(`${imageRef(service)} is missing: run npm run images`);
   const stale = await removeStale();
   if (stale.length) say(`removed ${stale.length} containers left by an earlier run`);
   const redis = new Redis(testRedisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -100,10 +101,33 @@ after(async () => {
 });
 
 /** A one-off container of an image with the chart's securityContext, `command` as a pod spec's `command:`. */
-async function oneOff(service: ImageService, name: string, command: string[], env: Record<string, string>, timeoutMs: number, network = 'none') {
-  return run('podman', ['run', '--rm', '--name', e2e.name(name), ...e2e.labels, '--network', network, ...securityFlags(chart), ...envFlags(env), imageRef(service), ...command], {
-    timeoutMs,
-  });
+async function oneOff(
+  service: ImageService,
+  name: string,
+  command: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  network = 'none',
+) {
+  return run(
+    'podman',
+    [
+      'run',
+      '--rm',
+      '--name',
+      e2e.name(name),
+      ...e2e.labels,
+      '--network',
+      network,
+      ...securityFlags(chart),
+      ...envFlags(env),
+      imageRef(service),
+      ...command,
+    ],
+    {
+      timeoutMs,
+    },
+  );
 }
 
 describe('the images', () => {
@@ -133,7 +157,9 @@ describe('the images', () => {
       const scan = await findSecretInLayers(imageRef(service), base, bundle);
       assert.deepEqual(scan.found, [], `${service}: the build secret leaked`);
       assert.ok(scan.layers > 0);
-      say(`${service}: ${scan.layers} layers above the base (${(scan.bytes / 1e6).toFixed(1)} MB) hold neither ${bundle}, run/secrets nor any of its ${scan.markers} private-certificate lines`);
+      say(
+        `${service}: ${scan.layers} layers above the base (${(scan.bytes / 1e6).toFixed(1)} MB) hold neither ${bundle}, run/secrets nor any of its ${scan.markers} private-certificate lines`,
+      );
     }
   });
 });
@@ -163,7 +189,14 @@ describe('the images run', () => {
       Object.entries(jobs).map(async ([service, env]) => {
         const started = performance.now();
         const command = migrateCommand(chart, service as keyof typeof jobs);
-        await oneOff(service as ImageService, `${service}-migrate`, command, { NODE_ENV: 'production', LOG_LEVEL: 'info', ...env }, 120_000, NETWORK);
+        await oneOff(
+          service as ImageService,
+          `${service}-migrate`,
+          command,
+          { NODE_ENV: 'production', LOG_LEVEL: 'info', ...env },
+          120_000,
+          NETWORK,
+        );
         say(`${service}: ${command.join(' ')} exited 0 in ${seconds(performance.now() - started)}`);
       }),
     );
@@ -173,9 +206,22 @@ describe('the images run', () => {
     const publicUrl = stack.publicUrl;
     const smtpUrl = fromContainer(smtp.url);
     const redisUrl = fromContainer(testRedisUrl);
-    const common = { NODE_ENV: 'production', LOG_LEVEL: 'info', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.0' };
+    const common = {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '1.0',
+    };
     const env: Record<ImageService, Record<string, string>> = {
-      notifier: { ...common, OTEL_SERVICE_NAME: 'notifier', MIGRATE_ON_START: 'false', DATABASE_URL: fromContainer(databases.notifier), SMTP_URL: smtpUrl, SMTP_TLS: 'none', MAIL_FROM: 'SIMRS <no-reply@simrs.test>' },
+      notifier: {
+        ...common,
+        OTEL_SERVICE_NAME: 'notifier',
+        MIGRATE_ON_START: 'false',
+        DATABASE_URL: fromContainer(databases.notifier),
+        SMTP_URL: smtpUrl,
+        SMTP_TLS: 'none',
+        MAIL_FROM: 'SIMRS <no-reply@simrs.test>',
+      },
       identity: {
         ...common,
         OTEL_SERVICE_NAME: 'identity',
@@ -189,7 +235,13 @@ describe('the images run', () => {
         ADMIN_API_TOKEN: secrets.adminToken,
         DEVICE_POLL_INTERVAL_SECONDS: '1',
       },
-      records: { ...common, OTEL_SERVICE_NAME: 'records', MIGRATE_ON_START: 'false', DATABASE_URL: fromContainer(recordsAppUrl(databases.records)), PRINCIPAL_SECRET: secrets.principal },
+      records: {
+        ...common,
+        OTEL_SERVICE_NAME: 'records',
+        MIGRATE_ON_START: 'false',
+        DATABASE_URL: fromContainer(recordsAppUrl(databases.records)),
+        PRINCIPAL_SECRET: secrets.principal,
+      },
       gateway: {
         ...common,
         OTEL_SERVICE_NAME: 'gateway',
@@ -206,11 +258,35 @@ describe('the images run', () => {
     const ports = [...published].flatMap(([inner, outer]) => ['--publish', `127.0.0.1:${outer}:${inner}`]);
     await run('podman', ['pod', 'create', '--name', e2e.pod, ...e2e.labels, '--network', NETWORK, ...ports], { timeoutMs: 60_000 });
     for (const service of ['notifier', 'identity', 'records', 'gateway'] as const) {
-      await run('podman', ['run', '--detach', '--pod', e2e.pod, '--name', e2e.name(service), ...e2e.labels, ...securityFlags(chart), ...envFlags(env[service]), imageRef(service)], { timeoutMs: 60_000 });
+      await run(
+        'podman',
+        [
+          'run',
+          '--detach',
+          '--pod',
+          e2e.pod,
+          '--name',
+          e2e.name(service),
+          ...e2e.labels,
+          ...securityFlags(chart),
+          ...envFlags(env[service]),
+          imageRef(service),
+        ],
+        { timeoutMs: 60_000 },
+      );
     }
-    const readyz = { gateway: `${stack.urls.gatewayOps}/readyz`, identity: `${stack.urls.identityHttp}/readyz`, records: `${stack.urls.records}/readyz`, notifier: `${stack.urls.notifierHttp}/readyz` };
+    const readyz = {
+      gateway: `${stack.urls.gatewayOps}/readyz`,
+      identity: `${stack.urls.identityHttp}/readyz`,
+      records: `${stack.urls.records}/readyz`,
+      notifier: `${stack.urls.notifierHttp}/readyz`,
+    };
     try {
-      await Promise.all(Object.values(readyz).map((url) => waitFor(url, async () => (await fetch(url, { signal: AbortSignal.timeout(2_000) })).status === 200, 60_000, 250)));
+      await Promise.all(
+        Object.values(readyz).map((url) =>
+          waitFor(url, async () => (await fetch(url, { signal: AbortSignal.timeout(2_000) })).status === 200, 60_000, 250),
+        ),
+      );
     } catch (err) {
       const logs = await Promise.all(SERVICES.map(async (s) => `--- ${s}\n${await logsOf(e2e.name(s))}`));
       throw new Error(`${(err as Error).message}\n${logs.join('\n')}`, { cause: err });
@@ -229,7 +305,10 @@ describe('the images run', () => {
     const metadata = new grpc.Metadata();
     metadata.set('authorization', `Bearer ${secrets.adminToken}`);
     try {
-      await identity.createTenant({ tenantId: tenant, name: 'Rumah Sakit Citra', adminEmail: admin, adminName: 'Admin' }, { metadata, timeoutMs: 15_000 });
+      await identity.createTenant(
+        { tenantId: tenant, name: 'Rumah Sakit Citra', adminEmail: admin, adminName: 'Admin' },
+        { metadata, timeoutMs: 15_000 },
+      );
     } finally {
       identity.close();
     }
@@ -316,7 +395,9 @@ async function registrationToken(): Promise<string> {
   const metadata = new grpc.Metadata();
   metadata.set('authorization', `Bearer ${secrets.adminToken}`);
   try {
-    return (await identity.issueRegistrationToken({ actor: { email: admin }, allowWrite: false, ttlSeconds: 0 }, { metadata, timeoutMs: 15_000 })).token;
+    return (
+      await identity.issueRegistrationToken({ actor: { email: admin }, allowWrite: false, ttlSeconds: 0 }, { metadata, timeoutMs: 15_000 })
+    ).token;
   } finally {
     identity.close();
   }

@@ -6,7 +6,8 @@ import { rootCertificates } from 'node:tls';
 import { join } from 'node:path';
 import { run } from '../../scripts/lib/containers.ts';
 
-const pem = (text: string) => [...text.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) => m[1]!.replace(/\s+/g, ''));
+const pem = (text: string) =>
+  [...text.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) => m[1]!.replace(/\s+/g, ''));
 
 /** Public roots: Node's own store and Debian's ca-certificates (packages such as @simplewebauthn ship some). */
 function publicRoots(): Set<string> {
@@ -59,11 +60,17 @@ function* tarEntries(buf: Buffer): Generator<TarEntry> {
  * run/secrets, a file with the same bytes, or any line of a certificate of it that is not a public root.
  * Returns what it found (empty: nothing) and what it looked through.
  */
-export async function findSecretInLayers(ref: string, base: string, secretFile: string): Promise<{ found: string[]; layers: number; bytes: number; markers: number }> {
+export async function findSecretInLayers(
+  ref: string,
+  base: string,
+  secretFile: string,
+): Promise<{ found: string[]; layers: number; bytes: number; markers: number }> {
   const dir = mkdtempSync(join(process.env.TMPDIR ?? '/var/tmp', 'simrs-layers-'));
   try {
     await run('podman', ['save', '--format', 'docker-dir', '--uncompressed', '-o', join(dir, 'image'), ref], { timeoutMs: 120_000 });
-    const baseLayers = new Set<string>(JSON.parse((await run('podman', ['image', 'inspect', '--format', '{{json .RootFS.Layers}}', base], { timeoutMs: 30_000 })).stdout));
+    const baseLayers = new Set<string>(
+      JSON.parse((await run('podman', ['image', 'inspect', '--format', '{{json .RootFS.Layers}}', base], { timeoutMs: 30_000 })).stdout),
+    );
     const manifest = JSON.parse(readFileSync(join(dir, 'image', 'manifest.json'), 'utf8')) as { layers: Array<{ digest: string }> };
     const secret = readFileSync(secretFile);
     const markers = privateCertificateLines(secretFile).map((line) => Buffer.from(line));
@@ -77,8 +84,10 @@ export async function findSecretInLayers(ref: string, base: string, secretFile: 
       bytes += layer.length;
       for (const entry of tarEntries(layer)) {
         if (/(^|\/)run\/secrets(\/|$)/.test(entry.name)) found.push(`${digest.slice(7, 19)}: ${entry.name}`);
-        else if (entry.data.length === secret.length && entry.data.equals(secret)) found.push(`${digest.slice(7, 19)}: ${entry.name} is the CA bundle`);
-        else if (markers.some((m) => entry.data.includes(m))) found.push(`${digest.slice(7, 19)}: ${entry.name} holds a private certificate of the bundle`);
+        else if (entry.data.length === secret.length && entry.data.equals(secret))
+          found.push(`${digest.slice(7, 19)}: ${entry.name} is the CA bundle`);
+        else if (markers.some((m) => entry.data.includes(m)))
+          found.push(`${digest.slice(7, 19)}: ${entry.name} holds a private certificate of the bundle`);
       }
     }
     return { found, layers, bytes, markers: markers.length };
@@ -99,7 +108,12 @@ export async function imageConfig(ref: string): Promise<ImageConfig> {
     Config: { User?: string; Healthcheck?: unknown; Cmd?: string[]; WorkingDir?: string };
     HealthCheck?: unknown;
   }>;
-  return { user: info!.Config.User ?? '', healthcheck: info!.Config.Healthcheck ?? info!.HealthCheck, cmd: info!.Config.Cmd ?? [], workdir: info!.Config.WorkingDir ?? '' };
+  return {
+    user: info!.Config.User ?? '',
+    healthcheck: info!.Config.Healthcheck ?? info!.HealthCheck,
+    cmd: info!.Config.Cmd ?? [],
+    workdir: info!.Config.WorkingDir ?? '',
+  };
 }
 
 /** Paths that must not exist in a service image. */

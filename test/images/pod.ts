@@ -52,11 +52,17 @@ export function chartRuntime(): ChartRuntime {
   const tmp = /emptyDir: \{sizeLimit: (\d+)Mi\}/.exec(define(helpers, 'simrs.tmpVolume'));
   const grace = /terminationGracePeriodSeconds: (\d+)/.exec(chartFile('deployment.yaml'));
   const command = /command: \[([^\]]+)\]/.exec(chartFile('migration-job.yaml'));
-  if (!tmp || !grace || !command) throw new Error('charts/simrs: /tmp sizeLimit, terminationGracePeriodSeconds or the migration command not found');
+  if (!tmp || !grace || !command)
+    throw new Error('charts/simrs: /tmp sizeLimit, terminationGracePeriodSeconds or the migration command not found');
   const ports = Object.fromEntries(
     [...define(helpers, 'simrs.ports').matchAll(/^(\w+): \{([^}]*)\}/gm)].map(([, name, list]) => [
       name,
-      Object.fromEntries(list!.split(',').map((pair) => pair.split(':').map((s) => s.trim())).map(([k, v]) => [k, Number(v)])),
+      Object.fromEntries(
+        list!
+          .split(',')
+          .map((pair) => pair.split(':').map((s) => s.trim()))
+          .map(([k, v]) => [k, Number(v)]),
+      ),
     ]),
   ) as ChartRuntime['ports'];
   return {
@@ -119,7 +125,10 @@ export class Run {
     const env = containerEnv();
     const opts = { env, stdio: 'ignore' as const, timeout: 60_000 };
     try {
-      const ids = execFileSync('podman', ['ps', '-aq', '--filter', `label=simrs.e2e=${this.id}`], { env, timeout: 30_000 }).toString().split('\n').filter(Boolean);
+      const ids = execFileSync('podman', ['ps', '-aq', '--filter', `label=simrs.e2e=${this.id}`], { env, timeout: 30_000 })
+        .toString()
+        .split('\n')
+        .filter(Boolean);
       if (ids.length) execFileSync('podman', ['rm', '-f', '-t', '0', ...ids], opts);
     } catch {
       // best effort; the pod removal below takes the rest
@@ -134,7 +143,11 @@ export class Run {
 
 /** Removes containers and pods left by test runs whose process is gone (a run killed with SIGKILL). */
 export async function removeStale(): Promise<string[]> {
-  const listing = await run('podman', ['ps', '-a', '--pod', '--filter', 'label=simrs.e2e', '--format', '{{.ID}} {{index .Labels "simrs.e2e.pid"}} {{.PodName}}'], { timeoutMs: 30_000 });
+  const listing = await run(
+    'podman',
+    ['ps', '-a', '--pod', '--filter', 'label=simrs.e2e', '--format', '{{.ID}} {{index .Labels "simrs.e2e.pid"}} {{.PodName}}'],
+    { timeoutMs: 30_000 },
+  );
   const stale: string[] = [];
   const pods = new Set<string>();
   for (const line of listing.stdout.split('\n').filter(Boolean)) {
