@@ -59,6 +59,8 @@ export interface RunOptions {
   log?: WriteStream;
   /** Resolve with a non-zero code instead of throwing. */
   allowFailure?: boolean;
+  /** How errors name the command (default: its first words). */
+  what?: string;
 }
 
 /** Runs a command to completion within `timeoutMs` (then SIGKILL and an error). */
@@ -88,7 +90,7 @@ export function run(cmd: string, args: string[], options: RunOptions): Promise<R
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       const result = { code: code ?? (signal ? 128 : 1), stdout, stderr };
-      const what = `${cmd} ${args.slice(0, 3).join(' ')}`;
+      const what = options.what ?? `${cmd} ${args.slice(0, 3).join(' ')}`;
       if (timedOut) reject(new Error(`${what}: no answer within ${options.timeoutMs / 1000} s`));
       else if (result.code !== 0 && !options.allowFailure)
         reject(new Error(`${what} exited ${result.code}: ${lastLines(stderr || stdout, 8)}`));

@@ -124,9 +124,7 @@ async function oneOff(
       imageRef(service),
       ...command,
     ],
-    {
-      timeoutMs,
-    },
+    { timeoutMs, what: `${imageRef(service)} ${command.join(' ').slice(0, 40)}` },
   );
 }
 
