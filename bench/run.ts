@@ -6,7 +6,7 @@ type Bench = () => Promise<Array<Record<string, string | number>>>;
 
 const parts: Record<string, { title: string; load: () => Promise<Bench> }> = {
   records: {
-    title: 'records: pasien.list latency by table size (straight to records, signed principal)',
+    title: 'records: pasien.list and FHIR Patient search latency by table size (straight to records, signed principal)',
     load: async () => (await import('./records.ts')).benchRecords,
   },
   gateway: {

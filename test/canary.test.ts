@@ -195,6 +195,38 @@ describe('canary', () => {
     assert.equal(rest.status, 200, await rest.text());
     assert.equal((await fetch(`${gw}/api/v1/pasien/${id}`, { headers: withCookie })).status, 200);
 
+    // The same over FHIR: the NIK and the name in search parameters, in If-None-Exist and in bodies,
+    // the id and a version in the path, and an error path (a NIK the record refuses).
+    const nikSystem = 'https://fhir.kemkes.go.id/id/nik';
+    const fhir = `${gw}/api/v1/fhir`;
+    const search = await fetch(`${fhir}/Patient?identifier=${encodeURIComponent(`${nikSystem}|${NIK}`)}&name=${encodeURIComponent(NAMA)}`, {
+      headers: withCookie,
+    });
+    assert.equal(search.status, 200, await search.text());
+    assert.equal((await fetch(`${fhir}/Patient/${id}/_history/1`, { headers: withCookie })).status, 200);
+    const patient = {
+      resourceType: 'Patient',
+      identifier: [{ system: nikSystem, value: NIK }],
+      name: [{ text: NAMA }],
+      gender: 'male',
+      birthDate: '1991-07-23',
+      address: [{ line: ['Jl. Kenari No. 7'], city: 'Bandung', state: 'Jawa Barat' }],
+      extension: [{ url: 'https://fhir.kemkes.go.id/r4/StructureDefinition/birthPlace', valueAddress: { city: 'Bandung' } }],
+    };
+    const fhirHeaders = { ...withCookie, 'content-type': 'application/fhir+json' };
+    const conditional = await fetch(`${fhir}/Patient`, {
+      method: 'POST',
+      headers: { ...fhirHeaders, 'if-none-exist': `identifier=${nikSystem}|${NIK}` },
+      body: JSON.stringify(patient),
+    });
+    assert.equal(conditional.status, 200, 'found by its NIK');
+    const refused = await fetch(`${fhir}/Patient`, {
+      method: 'POST',
+      headers: fhirHeaders,
+      body: JSON.stringify({ ...patient, identifier: [{ system: nikSystem, value: `${NIK}9` }] }),
+    });
+    assert.equal(refused.status, 400);
+
     // Refused credentials: a bearer token that is not one, a forged principal, a signed principal sent
     // straight to records (which accepts it: records trusts only the signature).
     const principal = await signPrincipal(

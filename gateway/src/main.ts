@@ -26,7 +26,7 @@ const upstreams = {
   records: upstream('records', config.RECORDS_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS),
 };
 
-const app = createApp({ upstreams, sessions, bearer });
+const app = createApp({ upstreams, sessions, bearer, redis });
 observeGateway({
   caches: { session: sessions.cache, bearer: bearer.cache },
   revocationsLive: () => revocations.live,

@@ -132,6 +132,7 @@ export function stackEnv(options: StackOptions, wiring: StackWiring): Record<Ser
         HTTP_PORT: String(ports.records),
         DATABASE_URL: recordsAppUrl(databases.records),
         MIGRATION_DATABASE_URL: databases.records,
+        PUBLIC_URL: publicUrl,
       },
     ),
     gateway: env(

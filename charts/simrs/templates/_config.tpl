@@ -28,6 +28,7 @@ CORS_ALLOWED_ORIGINS: {{ join "," $v.config.corsAllowedOrigins | quote }}
 HTTP_PORT: {{ $ports.records.http | quote }}
 MIGRATE_ON_START: "false"     # the owner role stays with the migration Job
 INTEGRATION_PREFIX: {{ $v.config.integrationPrefix | quote }}
+PUBLIC_URL: {{ $v.config.publicUrl | quote }}
 {{- else if eq .name "notifier" }}
 HTTP_PORT: {{ $ports.notifier.http | quote }}
 MIGRATE_ON_START: "false"     # the migration Job does it, once, before the pods roll

@@ -6,8 +6,9 @@
 // token costs no signature check; revocations are checked on every use, from memory.
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
-import { API_SCOPES, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
+import { PATIENT_CLAIM, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import type { Principal } from '@simrs/contracts/principal';
+import { isApiScope } from '@simrs/contracts/smart';
 import { credentialKey, PrincipalCache } from './cache.ts';
 import type { TokenClaims, VerifiedCredential } from './cache.ts';
 import type { Revocations } from './revocations.ts';
@@ -98,13 +99,16 @@ export class BearerAuthenticator {
     if (typeof tenantId !== 'string' || typeof role !== 'string') throw new InvalidToken('token carries no tenant');
     const granted = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
     const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.client_id === 'string' ? payload.client_id : undefined;
+    const patientId = payload[PATIENT_CLAIM];
     return {
       principal: {
         userId: payload.sub!,
         tenantId,
         role,
-        scopes: granted.filter((s) => (API_SCOPES as readonly string[]).includes(s)),
+        // The seed's scopes and the SMART scopes (what each allows: @simrs/contracts/smart).
+        scopes: granted.filter(isApiScope),
         ...(clientId ? { clientId } : {}),
+        ...(typeof patientId === 'string' && patientId ? { patientId } : {}),
       },
       claims: { jti: payload.jti, sub: payload.sub, clientId, iat: payload.iat },
       exp: payload.exp!,

@@ -1,1 +1,2 @@
-export { CallerRateLimit, clientKey, rateLimit } from './rate-limit.ts';
+export { CallerRateLimit, LIMIT_KEY_PREFIX, limitKeySecret } from './limiter.ts';
+export { clientKey, rateLimit } from './rate-limit.ts';

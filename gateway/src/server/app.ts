@@ -6,15 +6,18 @@ import cors from 'cors';
 import express from 'express';
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
+import type { Redis } from '@simrs/platform/redis';
 import { allowedOrigins, config } from '../config.ts';
 import { authenticate, throttleRefusedCredentials } from '../credentials/index.ts';
 import type { BearerAuthenticator, SessionAuthenticator } from '../credentials/index.ts';
-import { CallerRateLimit, rateLimit } from '../limits/index.ts';
+import { CallerRateLimit, limitKeySecret, rateLimit } from '../limits/index.ts';
+import { dashboard } from '../dashboard/index.ts';
 import { forward } from '../proxy/index.ts';
 import type { Upstream } from '../proxy/index.ts';
 import { routes } from '../routes/index.ts';
 import type { Method, Route, UpstreamName } from '../routes/index.ts';
 import { withRequestId } from './context.ts';
+import { log } from './log.ts';
 import { answerErrors, sendError } from './errors.ts';
 import { observeRequests } from './observability.ts';
 
@@ -22,6 +25,8 @@ export interface GatewayDeps {
   upstreams: Record<UpstreamName, Upstream>;
   sessions: SessionAuthenticator;
   bearer: BearerAuthenticator;
+  /** Where the limits count, shared by every replica. */
+  redis: Redis;
 }
 
 /**
@@ -33,8 +38,10 @@ function corsFor(methods: readonly Method[]): RequestHandler {
     origin: (origin, done) => done(null, origin !== undefined && allowedOrigins.has(origin)),
     credentials: true,
     methods: [...methods],
-    allowedHeaders: ['authorization', 'content-type', 'x-request-id', 'trpc-accept'],
-    exposedHeaders: ['x-request-id', 'retry-after'],
+    // FHIR clients in the browser (SMART apps) also send versioning and conditional headers and read
+    // the version and location of what they wrote.
+    allowedHeaders: ['authorization', 'content-type', 'x-request-id', 'trpc-accept', 'accept', 'if-match', 'if-none-exist', 'prefer'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'etag', 'location', 'content-location', 'last-modified'],
     maxAge: 600,
   });
 }
@@ -57,9 +64,11 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use(observeRequests());
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'connect-src': ["'self'", ...allowedOrigins] } } }));
 
-  // One count of refused credentials and one request budget, shared by every route that resolves a caller.
-  const refused = new CallerRateLimit(config.CREDENTIAL_FAILURES_PER_MINUTE);
-  const callerLimit = new CallerRateLimit(config.RATE_LIMIT_PER_MINUTE);
+  // One count of refused credentials and one request budget, shared by every route that resolves a caller
+  // and, through Redis, by every replica (PRINCIPAL_SECRET is the secret all replicas share).
+  const limits = { redis: deps.redis, keySecret: limitKeySecret(config.PRINCIPAL_SECRET) };
+  const refused = new CallerRateLimit({ ...limits, name: 'refused', perMinute: config.CREDENTIAL_FAILURES_PER_MINUTE });
+  const callerLimit = new CallerRateLimit({ ...limits, name: 'caller', perMinute: config.RATE_LIMIT_PER_MINUTE });
   const forwarding = { upstreams: deps.upstreams, maxBodyBytes: config.MAX_BODY_BYTES, bodyTimeoutMs: config.BODY_TIMEOUT_MS };
   const handlersOf = (route: Route): RequestHandler[] => [
     ...(route.corsMethods.length > 0 ? [corsFor(route.corsMethods)] : []),
@@ -74,6 +83,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   ];
   for (const route of routes) app.use(route.prefix, canonicalPathOnly(route.prefix), ...handlersOf(route));
 
+  app.use(dashboard(undefined, (dir) => log.warn({ dir }, 'dashboard not built: npm run build -w @simrs/dashboard')));
   app.use(express.static(fileURLToPath(new URL('../../public', import.meta.url)), { index: 'index.html', maxAge: '5m' }));
 
   app.use((req, res) => sendError(res, 'NOT_FOUND', `no route for ${req.method} ${req.path}`));

@@ -1,8 +1,10 @@
 // Every error answer the gateway writes itself goes through sendError, in the seed's envelope (the
-// shape records' procedures answer in), so that a caller sees one error shape whoever answered.
+// shape records' procedures answer in), so that a caller sees one error shape whoever answered; under
+// the FHIR base (<integration prefix>/fhir) the same error as an OperationOutcome, as records answers there.
 import type { NextFunction, Request, Response } from 'express';
-import { envelope } from '@simrs/contracts/envelope';
+import { envelope, fhirOutcome, HTTP_STATUS, isFhirPath } from '@simrs/contracts/envelope';
 import type { ErrorCode } from '@simrs/contracts/envelope';
+import { config } from '../config.ts';
 import { decodePath, procedureOf } from '../routes/index.ts';
 import { markAnsweredByGateway } from './context.ts';
 import { log } from './log.ts';
@@ -15,6 +17,13 @@ export function sendError(res: Response, code: ErrorCode, message: string, heade
   if (res.headersSent) return void res.destroy();
   markAnsweredByGateway(res);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  if (isFhirPath(res.req.originalUrl.split('?')[0] ?? '', config.INTEGRATION_PREFIX)) {
+    res
+      .status(HTTP_STATUS[code])
+      .type('application/fhir+json')
+      .send(JSON.stringify(fhirOutcome(code, message)));
+    return;
+  }
   const body = envelope(code, message, envelopePath(res.req));
   res.status(body.error.data.httpStatus).json(body);
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ROLES, SESSION_SCOPES, isRole } from './access.ts';
 import { sessionCookieName } from './cookie.ts';
-import { envelope } from './envelope.ts';
+import { envelope, fhirOutcome, isFhirPath } from './envelope.ts';
 import { defaultAudience, defaultIssuer, JWKS_PATH } from './oauth.ts';
 import { signPrincipal, verifyPrincipal } from './principal.ts';
 import { cutoffNow, decodeRevocation, encodeRevocation, revokes } from './revocation.ts';
@@ -65,5 +65,18 @@ describe('session cookie, OAuth locations, roles, envelope', () => {
     assert.deepEqual(envelope('NOT_FOUND', 'Not found', '/x'), {
       error: { message: 'Not found', code: -32004, data: { code: 'NOT_FOUND', httpStatus: 404, path: '/x' } },
     });
+  });
+});
+
+describe('FHIR error shape', () => {
+  test('under <prefix>/fhir errors are OperationOutcomes with FHIR issue codes', () => {
+    assert.ok(isFhirPath('/api/v1/fhir', '/api/v1') && isFhirPath('/api/v1/fhir/Patient/1', '/api/v1'));
+    assert.ok(!isFhirPath('/api/v1/fhirx', '/api/v1') && !isFhirPath('/api/v1/pasien', '/api/v1'));
+    assert.deepEqual(fhirOutcome('UNAUTHORIZED', 'no'), {
+      resourceType: 'OperationOutcome',
+      issue: [{ severity: 'error', code: 'login', diagnostics: 'no' }],
+    });
+    assert.equal(fhirOutcome('TOO_MANY_REQUESTS', 'slow').issue[0]!.code, 'throttled');
+    assert.deepEqual(fhirOutcome('BAD_GATEWAY', 'x').issue[0], { severity: 'fatal', code: 'exception', diagnostics: 'x' });
   });
 });

@@ -1,5 +1,7 @@
 // The seed's error envelope, used by every HTTP surface that is not tRPC itself (the gateway's own
-// answers, the integration prefix) so that a caller sees one error shape whoever answered.
+// answers, the integration prefix) so that a caller sees one error shape whoever answered. The one
+// exception is FHIR (<integration prefix>/fhir), whose clients expect an OperationOutcome: records
+// writes its own, and the gateway answers its refusals there in that shape too (fhirOutcome).
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 
@@ -40,5 +42,35 @@ export interface ErrorEnvelope {
 export function envelope(code: ErrorCode, message: string, path: string): ErrorEnvelope {
   return {
     error: { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: HTTP_STATUS[code], path } },
+  };
+}
+
+/** Where FHIR lives below the integration prefix: error answers there are OperationOutcomes. */
+export const isFhirPath = (path: string, integrationPrefix: string) =>
+  path === `${integrationPrefix}/fhir` || path.startsWith(`${integrationPrefix}/fhir/`);
+
+const FHIR_ISSUE: Partial<Record<ErrorCode, string>> = {
+  BAD_REQUEST: 'invalid',
+  PARSE_ERROR: 'structure',
+  UNAUTHORIZED: 'login',
+  FORBIDDEN: 'forbidden',
+  NOT_FOUND: 'not-found',
+  TIMEOUT: 'timeout',
+  PAYLOAD_TOO_LARGE: 'too-long',
+  TOO_MANY_REQUESTS: 'throttled',
+  SERVICE_UNAVAILABLE: 'transient',
+};
+
+/** The error as a FHIR OperationOutcome (the status is HTTP_STATUS[code]). */
+export function fhirOutcome(
+  code: ErrorCode,
+  message: string,
+): { resourceType: 'OperationOutcome'; issue: { severity: string; code: string; diagnostics: string }[] } {
+  const server = HTTP_STATUS[code] >= 500;
+  return {
+    resourceType: 'OperationOutcome',
+    issue: [
+      { severity: server ? 'fatal' : 'error', code: FHIR_ISSUE[code] ?? (server ? 'exception' : 'processing'), diagnostics: message },
+    ],
   };
 }

@@ -1,6 +1,7 @@
 // What identity (the OAuth provider) and the gateway (the resource server) must agree on: where the
 // provider lives, the API's resource identifier (the audience of access tokens), where its signing keys
-// are published, the scopes and the custom claims.
+// are published, the scopes and the custom claims. The SMART scopes and what every scope allows are in
+// smart.ts.
 export const API_SCOPES = ['simrs:read', 'simrs:write'] as const;
 
 /** Better Auth's base path in identity; also the path of the issuer. */
@@ -22,3 +23,5 @@ export function defaultAudience(publicUrl: string): string {
 /** Claims identity adds to API access tokens. */
 export const TENANT_CLAIM = 'https://simrs.id/tenant';
 export const ROLE_CLAIM = 'https://simrs.id/role';
+/** The SMART launch context's patient (a FHIR Patient id), when the token has one. */
+export const PATIENT_CLAIM = 'https://simrs.id/patient';

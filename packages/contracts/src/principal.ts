@@ -18,6 +18,8 @@ export const principalSchema = z.object({
   scopes: z.array(z.string()),
   sessionId: z.string().optional(),
   clientId: z.string().optional(),
+  /** The launch context's patient (SMART), when the token carries one: `patient/` scopes reach only it. */
+  patientId: z.string().optional(),
 });
 export type Principal = z.infer<typeof principalSchema>;
 

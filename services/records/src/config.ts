@@ -14,6 +14,8 @@ export const configSchema = z
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
     /** Shared with the gateway only; signs the principal it forwards. Also keys the list cursors. */
     PRINCIPAL_SECRET: z.string().min(32, 'must be at least 32 characters'),
+    /** The public origin (the gateway's PUBLIC_URL): FHIR's absolute links and SMART discovery. Unset: the forwarded host. */
+    PUBLIC_URL: urlWith('http', 'https').optional(),
     INTEGRATION_PREFIX: z
       .string()
       .regex(/^\/[\w/-]*[\w-]$/, 'must look like /api/v1')

@@ -16,7 +16,7 @@ import type { Revocations } from '../sessions/index.ts';
 import { clientIp, limited } from '../signin/index.ts';
 import type { Ctx, Limits } from '../signin/index.ts';
 import type { OAuthClients } from './oauth-clients.ts';
-import { CLIENT_BASE_SCOPES, TOKEN_PREFIX } from './registration-tokens.ts';
+import { CLIENT_BASE_SCOPES, grantAllows, TOKEN_PREFIX } from './registration-tokens.ts';
 import type { RegistrationGrant, RegistrationTokens } from './registration-tokens.ts';
 import { bearer, decodePayload, DEVICE_CODE_GRANT, hashOAuthToken, isPlainObject, oauthError } from './tokens.ts';
 import type { Handover } from './tokens.ts';
@@ -85,7 +85,7 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
       });
     const body = isPlainObject(ctx.body) ? ctx.body : {};
     const requested = typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [];
-    const refused = requested.filter((s) => !grant.scopes.includes(s));
+    const refused = requested.filter((s) => !grantAllows(grant.scopes, s));
     if (refused.length) {
       await registrationTokens.restore(token, grant);
       throw oauthError(

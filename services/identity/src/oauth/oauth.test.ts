@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { schema } from '../config.ts';
 import { deriveKeys } from '../keys/index.ts';
 import { REQUIRED_ENV, TEST_SECRET } from '../testing/index.ts';
-import { grantScopes } from './registration-tokens.ts';
+import { grantAllows, grantScopes } from './registration-tokens.ts';
 import { decodePayload, hashOAuthToken } from './tokens.ts';
 
 describe('OAuth rules', () => {
@@ -12,6 +12,16 @@ describe('OAuth rules', () => {
     assert.ok(!grantScopes(false).includes('simrs:write'));
     assert.ok(grantScopes(false).includes('simrs:read') && grantScopes(false).includes('openid'));
     assert.ok(grantScopes(true).includes('simrs:write'));
+  });
+
+  test('SMART scopes stand under the grant: read-only tokens allow reading and searching patients only', () => {
+    const read = grantScopes(false);
+    const write = grantScopes(true);
+    for (const s of ['user/Patient.rs', 'user/Patient.r', 'patient/Patient.rs', 'user/*.read', 'openid'])
+      assert.ok(grantAllows(read, s), s);
+    for (const s of ['user/Patient.cruds', 'user/Patient.c', 'patient/Patient.write', 'simrs:write', 'system/Patient.rs', 'admin'])
+      assert.ok(!grantAllows(read, s), s);
+    for (const s of ['user/Patient.cruds', 'patient/Patient.cud', 'user/*.*']) assert.ok(grantAllows(write, s), s);
   });
 
   test('stored OAuth tokens are keyed hashes, by type', () => {

@@ -2,7 +2,7 @@
 // oauth-provider and its RFC 8628 device grant), with the rules SIMRS adds:
 // - registration (RFC 7591) only with an initial access token a tenant administrator issued, or with
 //   a tenant administrator's session; the client belongs to that tenant and holds the scopes the
-//   administrator allowed (`simrs:write` only when granted);
+//   administrator allowed (`simrs:write` only when granted; SMART scopes within the same grant);
 // - every access token is a JWT (typ at+jwt) for the SIMRS API (aud = API_AUDIENCE), carrying the
 //   user's tenant and role, refused for a deactivated user or a user of another tenant;
 // - redirect URIs match exactly (no loopback port leeway), PKCE S256 for every client;
@@ -13,6 +13,7 @@
 import type { OAuthProviderExtension } from '@better-auth/oauth-provider';
 import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
+import { SMART_SCOPES } from '@simrs/contracts/smart';
 import { PAGES } from '../pages/index.ts';
 import { oauthPlugin } from './hooks.ts';
 import type { OAuthDeps } from './hooks.ts';
@@ -20,7 +21,8 @@ import { CLIENT_BASE_SCOPES } from './registration-tokens.ts';
 import type { RegistrationGrant } from './registration-tokens.ts';
 import { Handover, hashOAuthToken, oauthError } from './tokens.ts';
 
-export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'offline_access', SCOPE_READ, SCOPE_WRITE];
+/** The seed's scopes, then SMART App Launch v2 scopes for the FHIR Patient API (@simrs/contracts/smart). */
+export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'offline_access', SCOPE_READ, SCOPE_WRITE, ...SMART_SCOPES];
 
 /** The SIMRS rules for the OAuth provider; `state` is shared with the hooks of `oauthPlugin`. */
 export function createOAuth(deps: OAuthDeps) {
@@ -58,7 +60,9 @@ export function createOAuth(deps: OAuthDeps) {
     consentPage: PAGES.consent,
     scopes: OAUTH_SCOPES,
     clientRegistrationDefaultScopes: [...CLIENT_BASE_SCOPES],
-    clientRegistrationAllowedScopes: [SCOPE_WRITE],
+    // Beyond the defaults a registration may name simrs:write and SMART scopes; the registration token
+    // (or the administrator's session) decides which of them (hooks.ts, registration-tokens.ts).
+    clientRegistrationAllowedScopes: [SCOPE_WRITE, ...SMART_SCOPES],
     allowDynamicClientRegistration: true,
     allowUnauthenticatedClientRegistration: false,
     validateInitialAccessToken: ({ initialAccessToken }: { initialAccessToken: string }) => {

@@ -5,6 +5,7 @@
 // Stored through the keyed-hash storage, so Redis holds neither the token nor who issued it.
 import { randomBytes } from 'node:crypto';
 import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
+import { seedScopesOf } from '@simrs/contracts/smart';
 import type { IdentityStorage } from '../sessions/index.ts';
 
 /** What every registered client may ask for; `simrs:write` only when an administrator allows it. */
@@ -32,6 +33,14 @@ const storageKey = (token: string) => `oauth-registration-token:${token}`;
 
 export function grantScopes(allowWrite: boolean): string[] {
   return allowWrite ? [...CLIENT_BASE_SCOPES, SCOPE_WRITE] : [...CLIENT_BASE_SCOPES];
+}
+
+/**
+ * Whether a grant lets a client register `scope`: the grant's own scopes, and the SMART scopes whose
+ * actions stand under them (`user/Patient.rs` with simrs:read; `user/Patient.cruds` needs simrs:write).
+ */
+export function grantAllows(granted: readonly string[], scope: string): boolean {
+  return granted.includes(scope) || seedScopesOf(scope).every((s) => s !== scope && granted.includes(s));
 }
 
 export function createRegistrationTokens(storage: IdentityStorage, defaultTtlSeconds: number) {

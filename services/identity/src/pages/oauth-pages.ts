@@ -5,11 +5,12 @@
 // never comes from the query string; the decisions go to Better Auth's endpoints from a small script.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
+import { describeSmartScope } from '@simrs/contracts/smart';
 import type { Directory, DirectoryUser } from '../directory/index.ts';
 import { escape, layout } from './layout.ts';
 import { PAGES } from './paths.ts';
 
-/** What the consent and device pages say each scope lets the application do. */
+/** What the consent and device pages say each scope lets the application do (SMART scopes: describeSmartScope). */
 export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   openid: 'Know who you are (your SIMRS account id)',
   profile: 'See your name',
@@ -59,7 +60,9 @@ function forwarded(req: IncomingMessage): Headers {
 function scopeList(scopes: string[]): string {
   const items = scopes
     .filter(Boolean)
-    .map((s) => `<li data-scope="${escape(s)}">${escape(SCOPE_DESCRIPTIONS[s] ?? s)} <code>${escape(s)}</code></li>`)
+    .map(
+      (s) => `<li data-scope="${escape(s)}">${escape(SCOPE_DESCRIPTIONS[s] ?? describeSmartScope(s) ?? s)} <code>${escape(s)}</code></li>`,
+    )
     .join('\n');
   return `<ul id="scope-list">\n${items}\n</ul>`;
 }

@@ -10,6 +10,7 @@ import { annotateRequest } from '@simrs/platform/spans';
 import type { Checks } from '@simrs/platform/health';
 import type { Logger } from '@simrs/platform/logger';
 import { API_SCOPES, AUTH_BASE_PATH } from '@simrs/contracts/oauth';
+import { SMART_SCOPES } from '@simrs/contracts/smart';
 import type { Config } from '../config.ts';
 import type { Pages } from '../pages/index.ts';
 import { PASSWORD_PATHS, SIGN_UP_DISABLED } from '../signin/index.ts';
@@ -129,7 +130,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       JSON.stringify({
         resource: config.API_AUDIENCE,
         authorization_servers: [`${config.PUBLIC_URL}${AUTH_BASE_PATH}`],
-        scopes_supported: [...API_SCOPES],
+        scopes_supported: [...API_SCOPES, ...SMART_SCOPES],
         bearer_methods_supported: ['header'],
         resource_name: 'SIMRS API',
       }),

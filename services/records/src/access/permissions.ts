@@ -3,6 +3,9 @@
 // the README's table is rendered from here (and a test keeps the two equal).
 import { ROLES, SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
+import type { Principal } from '@simrs/contracts/principal';
+import { scopeReach, seedScopeFor } from '@simrs/contracts/smart';
+import type { ApiAction } from '@simrs/contracts/smart';
 
 export const PERMISSIONS = ['pasien.list', 'pasien.read', 'pasien.create', 'pasien.update', 'pasien.archive', 'audit.read'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -46,6 +49,34 @@ export const SCOPE_FOR: Record<ProcedureKind, string> = { query: SCOPE_READ, mut
 
 export function roleMay(role: string, permission: Permission): boolean {
   return (ROLES as readonly string[]).includes(role) && GRANTS[role as Role].includes(permission);
+}
+
+/** The scope-level action each permission needs (what a SMART scope or a seed scope must allow). */
+export const ACTION_FOR: Record<Permission, ApiAction> = {
+  'pasien.list': 'search',
+  'pasien.read': 'read',
+  'pasien.create': 'create',
+  'pasien.update': 'update',
+  'pasien.archive': 'delete',
+  'audit.read': 'audit.read',
+};
+
+/**
+ * Scopes first, then the role: may this principal use `permission`, and how far? `all` is every
+ * patient of the tenant; `patient` only the launch patient of a `patient/` SMART scope (and refused
+ * when the token has none). The tRPC and REST procedures take `all` only.
+ */
+export function authorize(
+  principal: Principal,
+  permission: Permission,
+): { reach: 'all' } | { reach: 'patient'; patientId: string } | { refused: string } {
+  const action = ACTION_FOR[permission];
+  const reach = scopeReach(principal.scopes, action);
+  if (!reach) return { refused: `this credential lacks the ${seedScopeFor(action)} scope` };
+  if (!roleMay(principal.role, permission)) return { refused: `role ${principal.role} may not ${PERMISSION_LABELS[permission]}` };
+  if (reach === 'all') return { reach };
+  if (!principal.patientId) return { refused: 'this credential has only patient/ scopes and no patient in its launch context' };
+  return { reach, patientId: principal.patientId };
 }
 
 /** The README table: one row per procedure, one column per role. */

@@ -8,27 +8,20 @@ import { params } from '../db/index.ts';
 import { badInput } from '../server/index.ts';
 import type { TenantScope } from '../server/index.ts';
 import { nikMismatch } from './nik.ts';
+import { SELECT_PASIEN, toPasien } from './rows.ts';
+import type { Row } from './rows.ts';
 import { COLUMNS, WRITABLE, normalizePhone } from './schema.ts';
 import type { CreatePasienInput, ListPasienInput, Pasien, PasienFieldName, UpdatePasienInput } from './schema.ts';
 
-const TIMESTAMPS = new Set(['createdAt', 'updatedAt', 'archivedAt']);
-const SELECT_PASIEN = (alias: string) =>
-  Object.entries(COLUMNS)
-    .map(([field, column]) => (field === 'id' ? `${alias}.id::text as "id"` : `${alias}.${column} as "${field}"`))
-    .join(', ');
-
-type Row = Record<string, unknown>;
-
-function toPasien(row: Row): Pasien {
-  const out: Row = {};
-  for (const field of Object.keys(COLUMNS)) {
-    const value = row[field];
-    out[field] = TIMESTAMPS.has(field) && value instanceof Date ? value.toISOString() : value;
-  }
-  return out as Pasien;
-}
-
 const NOT_FOUND = () => new TRPCError({ code: 'NOT_FOUND', message: 'patient not found' });
+
+/** The cause of a CONFLICT when `expectedVersion` is not the current version (FHIR answers 412). */
+export class StaleVersion extends Error {}
+/** The cause of a CONFLICT when the patient is archived (FHIR: the resource is deleted). */
+export class Archived extends Error {}
+
+/** What the audit row's details add when another surface (FHIR) makes the call: never patient data. */
+export type AuditExtra = Record<string, string>;
 
 export function pasienStore({ db, actor, cursors }: TenantScope) {
   const auditInsert = auditInsertFor(actor);
@@ -88,17 +81,17 @@ export function pasienStore({ db, actor, cursors }: TenantScope) {
       return { items: items.map(toPasien), nextCursor };
     },
 
-    async getPasien(id: string): Promise<Pasien> {
+    async getPasien(id: string, extra: AuditExtra = {}): Promise<Pasien> {
       const { values, p } = params();
       const sql = `with found as (select ${SELECT_PASIEN('p')} from records.pasien p where p.id = ${p(id)}::uuid),
-        audit as (${auditInsert(p, 'pasien.get', 'array[found.id::uuid]', {})} from found)
+        audit as (${auditInsert(p, 'pasien.get', 'array[found.id::uuid]', { ...extra })} from found)
         select * from found`;
       const rows = await db.one<Row>(sql, values);
       if (!rows[0]) throw NOT_FOUND();
       return toPasien(rows[0]);
     },
 
-    async createPasien(input: CreatePasienInput): Promise<Pasien> {
+    async createPasien(input: CreatePasienInput, extra: AuditExtra = {}): Promise<Pasien> {
       const { values, p } = params();
       // Every writable column, absent ones as null: one statement text, prepared once per connection.
       const fields = WRITABLE;
@@ -115,25 +108,25 @@ export function pasienStore({ db, actor, cursors }: TenantScope) {
           insert into records.pasien as p (no_rm, created_by, updated_by, ${columns.join(', ')})
           select lpad(n.last_value::text, 8, '0'), ${p(actor.userId)}, ${p(actor.userId)}, ${exprs.join(', ')} from n
           returning ${SELECT_PASIEN('p')}),
-        audit as (${auditInsert(p, 'pasien.create', 'array[created.id::uuid]', { fields: fields.filter((f) => input[f] !== undefined && input[f] !== null) })} from created)
+        audit as (${auditInsert(p, 'pasien.create', 'array[created.id::uuid]', { ...extra, fields: fields.filter((f) => input[f] !== undefined && input[f] !== null) })} from created)
         select * from created`;
       const rows = await db.one<Row>(sql, values);
       return toPasien(rows[0]!);
     },
 
-    async updatePasien(input: UpdatePasienInput): Promise<Pasien> {
+    async updatePasien(input: UpdatePasienInput, extra: AuditExtra = {}): Promise<Pasien> {
       const { id, expectedVersion, ...changes } = input;
       return db.tx(async (q) => {
         const current = (
           await q.query<Row>(`select ${SELECT_PASIEN('p')} from records.pasien p where p.id = $1::uuid for update`, [id], { prepare: true })
         )[0];
         if (!current) throw NOT_FOUND();
-        if (current.status === 'archived') throw new TRPCError({ code: 'CONFLICT', message: 'patient is archived and cannot be changed' });
+        if (current.status === 'archived') {
+          throw new TRPCError({ code: 'CONFLICT', message: 'patient is archived and cannot be changed', cause: new Archived() });
+        }
         if (expectedVersion !== undefined && expectedVersion !== current.version) {
-          throw new TRPCError({
-            code: 'CONFLICT',
-            message: `patient was changed meanwhile (version ${String(current.version)}, expected ${expectedVersion})`,
-          });
+          const message = `patient was changed meanwhile (version ${String(current.version)}, expected ${expectedVersion})`;
+          throw new TRPCError({ code: 'CONFLICT', message, cause: new StaleVersion(message) });
         }
         const merged = { ...current, ...changes } as Row;
         if (changes.nik !== undefined || changes.tanggalLahir !== undefined || changes.jenisKelamin !== undefined) {
@@ -151,26 +144,26 @@ export function pasienStore({ db, actor, cursors }: TenantScope) {
         const sql = `with updated as (
             update records.pasien p set ${[...sets, 'version = p.version + 1', 'updated_at = now()', `updated_by = ${p(actor.userId)}`].join(', ')}
             where p.id = ${p(id)}::uuid returning ${SELECT_PASIEN('p')}),
-          audit as (${auditInsert(p, 'pasien.update', 'array[updated.id::uuid]', { fields: changed })} from updated)
+          audit as (${auditInsert(p, 'pasien.update', 'array[updated.id::uuid]', { ...extra, fields: changed })} from updated)
           select * from updated`;
         const rows = await q.query<Row>(sql, values);
         return toPasien(rows[0]!);
       });
     },
 
-    async archivePasien(id: string, reason: string): Promise<Pasien> {
+    async archivePasien(id: string, reason: string, extra: AuditExtra = {}): Promise<Pasien> {
       const { values, p } = params();
       const sql = `with archived as (
           update records.pasien p set status = 'archived', archived_at = now(), archive_reason = ${p(reason.normalize('NFC'))},
             version = p.version + 1, updated_at = now(), updated_by = ${p(actor.userId)}
           where p.id = ${p(id)}::uuid and p.status = 'active' returning ${SELECT_PASIEN('p')}),
-        audit as (${auditInsert(p, 'pasien.archive', 'array[archived.id::uuid]', {})} from archived)
+        audit as (${auditInsert(p, 'pasien.archive', 'array[archived.id::uuid]', { ...extra })} from archived)
         select * from archived`;
       const rows = await db.one<Row>(sql, values);
       if (rows[0]) return toPasien(rows[0]);
       const exists = await db.one('select 1 from records.pasien where id = $1::uuid', [id]);
       if (exists.length === 0) throw NOT_FOUND();
-      throw new TRPCError({ code: 'CONFLICT', message: 'patient is already archived' });
+      throw new TRPCError({ code: 'CONFLICT', message: 'patient is already archived', cause: new Archived() });
     },
   };
 }

@@ -2,7 +2,8 @@
 // made from, the error for bad input, and the logger. The HTTP server and the app router (server.ts,
 // router.ts) compose those domains, so they are not exported here (that would close an import
 // circle); main.ts imports server.ts directly.
-export { badInput } from './errors.ts';
+export { BodyTooLarge, readBody } from './body.ts';
+export { badInput, FieldErrors, toTRPCError } from './errors.ts';
 export { log } from './log.ts';
 export { GUARDED_ERRORS, guardedProcedure, router } from './trpc.ts';
 export type { Actor, TenantScope } from './trpc.ts';

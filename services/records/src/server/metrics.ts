@@ -9,10 +9,10 @@ import { appRouter } from './router.ts';
 
 const m = meter('records');
 const calls = m.createCounter('records.procedure.calls', {
-  description: 'Procedure calls by procedure, surface (trpc, rest) and outcome (ok, client_error, server_error).',
+  description: 'Procedure calls by procedure (or FHIR route), surface (trpc, rest, fhir) and outcome (ok, client_error, server_error).',
 });
 const duration = m.createHistogram('records.procedure.duration', {
-  description: 'Time to answer a procedure call, in seconds, by procedure and surface.',
+  description: 'Time to answer a procedure call (or FHIR interaction), in seconds, by procedure and surface.',
   unit: 's',
   advice: { explicitBucketBoundaries: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] },
 });
@@ -52,11 +52,12 @@ export function proceduresOf(pathname: string): string[] {
 export function observeCall(
   req: IncomingMessage,
   res: ServerResponse,
-  call: { surface: 'trpc' | 'rest'; pathname: string; prefix: string },
+  call: { surface: 'trpc' | 'rest' | 'fhir'; pathname: string; prefix: string; route?: string },
 ): void {
   const started = performance.now();
   const procedures = call.surface === 'trpc' ? proceduresOf(call.pathname) : [];
-  const restRoute = restRouteOf(req.method ?? 'GET', call.pathname, call.prefix);
+  // FHIR routes come labelled from the FHIR route table (fhir/routes.ts).
+  const restRoute = call.route ?? restRouteOf(req.method ?? 'GET', call.pathname, call.prefix);
   const name = call.surface === 'trpc' ? procedures.join(',') : restRoute;
   const route = call.surface === 'trpc' ? `/trpc/${procedures.join(',')}` : restRoute.replace(/^[A-Z]+ /, '');
   annotateRequest(req, { name, route, attributes: call.surface === 'trpc' ? { 'rpc.system': 'trpc', 'rpc.method': name } : {} });

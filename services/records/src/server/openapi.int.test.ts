@@ -1,6 +1,7 @@
 // The integration interface: REST over the same procedures, the OpenAPI 3.1 document, the docs page.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { assertValidFhir } from '@simrs/platform/fhir-validation';
 import { assertEnvelope, newPasien, startRecords } from './testkit.ts';
 import type { RecordsUnderTest } from './testkit.ts';
 
@@ -72,6 +73,11 @@ describe('integration interface', () => {
     for (const op of ['GET /integrasi/v1/pasien', 'POST /integrasi/v1/pasien/{id}/archive', 'GET /integrasi/v1/audit'])
       assert.ok(html.includes(op), op);
     assert.doesNotMatch(html, /<script|https?:\/\/(?!localhost)/);
+    // It links the FHIR CapabilityStatement, which lives under the same prefix.
+    assert.ok(html.includes('href="/integrasi/v1/fhir/metadata"'));
+    const cs = await fetch(`${r.url}/integrasi/v1/fhir/metadata`);
+    assert.equal(cs.status, 200);
+    assert.equal(assertValidFhir((await cs.json()) as { resourceType: string }).resourceType, 'CapabilityStatement');
   });
 
   test('REST calls the same procedures, with the same guards and the envelope for errors', async () => {

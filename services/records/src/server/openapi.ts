@@ -124,7 +124,8 @@ ${body ? `<details><summary>Request body (application/json)</summary><pre>${esca
 </head><body>
 <header><h1>${escapeHtml(doc.info.title)} <small>${escapeHtml(doc.info.version)}</small></h1>
 <p>${escapeHtml(doc.info.description ?? '')}</p>
-<p>Machine-readable: <a href="${escapeHtml(prefix)}/openapi.json">OpenAPI 3.1 document</a>. Errors always come as <code>{"error":{"message","code","data":{"code","httpStatus","path","fieldErrors?"}}}</code>.</p></header>
+<p>Machine-readable: <a href="${escapeHtml(prefix)}/openapi.json">OpenAPI 3.1 document</a>. Errors always come as <code>{"error":{"message","code","data":{"code","httpStatus","path","fieldErrors?"}}}</code>.</p>
+<p>FHIR R4: the same patients as <code>Patient</code> resources under <code>${escapeHtml(prefix)}/fhir</code>; what it supports is its <a href="${escapeHtml(prefix)}/fhir/metadata">CapabilityStatement</a>, SMART App Launch discovery is <a href="${escapeHtml(prefix)}/fhir/.well-known/smart-configuration">.well-known/smart-configuration</a>.</p></header>
 <nav aria-label="Operations"><h2>Operations</h2><ul>${nav.join('')}</ul></nav>
 <main>${ops.join('\n')}</main>
 </body></html>`;

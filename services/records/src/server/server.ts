@@ -14,6 +14,8 @@ import { PRINCIPAL_HEADER, REQUEST_ID_HEADER, verifyPrincipal } from '@simrs/con
 import type { Principal } from '@simrs/contracts/principal';
 import type { Config } from '../config.ts';
 import { tenantDb } from '../db/index.ts';
+import { createFhirHandler, fhirRouteOf } from '../fhir/index.ts';
+import { BodyTooLarge, readBody } from './body.ts';
 import { cursors as makeCursors } from './cursor.ts';
 import { sendError } from './http-error.ts';
 import { log } from './log.ts';
@@ -30,28 +32,6 @@ async function principalOf(header: string | string[] | undefined, secret: string
     log.warn('rejected an invalid principal header');
     return undefined;
   }
-}
-
-class BodyTooLarge extends Error {}
-
-/** Reads the whole body, refusing more than `max` bytes. */
-function readBody(req: IncomingMessage, max: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 export interface RecordsDeps {
@@ -101,6 +81,8 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
     createContext: ({ req }) => createContext(req),
     onError: ({ error, path }) => onError(error, path),
   });
+  const fhir = createFhirHandler({ prefix, publicUrl: config.PUBLIC_URL, maxBodyBytes: config.MAX_BODY_BYTES, createContext });
+  const fhirBase = `${prefix}/fhir`;
   const rest = createIntegrationHandler({ prefix, createContext, onError: (err, path) => onError(err as { code: string }, path) });
 
   async function integration(req: IncomingMessage & { body?: unknown }, res: ServerResponse, path: string): Promise<void> {
@@ -152,6 +134,12 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
     requestContext.run({ requestId }, () => {
       const url = req.url ?? '/';
       const pathname = url.split('?')[0] ?? '/';
+      if (pathname === fhirBase || pathname.startsWith(`${fhirBase}/`)) {
+        // FHIR answers its own errors (OperationOutcome), body limits included.
+        const path = pathname.slice(fhirBase.length) || '/';
+        observeCall(req, res, { surface: 'fhir', pathname, prefix, route: fhirRouteOf(req.method ?? 'GET', path, prefix) });
+        return void fhir(req, res, path, url.slice(pathname.length));
+      }
       const length = Number(req.headers['content-length'] ?? 0);
       if (length > config.MAX_BODY_BYTES) {
         return sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${config.MAX_BODY_BYTES} bytes`, pathname, {

@@ -1,12 +1,14 @@
 // Test support for the database-backed tests: a throwaway database, the real records process
 // connected as the application role, principals signed like the gateway signs them, and small
-// tRPC/REST callers. Not imported by production code.
+// tRPC/REST/FHIR callers (FHIR bodies checked against the R4 definitions). Not imported by production code.
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { signPrincipal } from '@simrs/contracts/principal';
 import type { Principal } from '@simrs/contracts/principal';
 import { SESSION_SCOPES } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
+import { assertValidFhir } from '@simrs/platform/fhir-validation';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
 import { makeNik } from '../pasien/index.ts';
@@ -194,4 +196,57 @@ export function dataOf<T = Record<string, unknown>>(reply: Reply): T {
   if (reply.status !== 200 || !body.result)
     throw new Error(`expected 200 with result, got ${reply.status}: ${JSON.stringify(reply.body).slice(0, 400)}`);
   return body.result.data;
+}
+
+// ---- FHIR --------------------------------------------------------------------------------------
+
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const NIK = 'https://fhir.kemkes.go.id/id/nik';
+const BIRTH_PLACE = 'https://fhir.kemkes.go.id/r4/StructureDefinition/birthPlace';
+
+/** A FHIR call; its body, when it has one, must be valid FHIR R4 (or the SMART configuration). */
+export async function fhirCall(
+  r: RecordsUnderTest,
+  method: string,
+  path: string,
+  opts: { principal?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<Reply<Json>> {
+  const body = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+  const res = await fetch(path.startsWith('http') ? path : `${r.url}${r.prefix}/fhir${path}`, {
+    method,
+    headers: {
+      ...(opts.principal ? { 'x-simrs-principal': opts.principal } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/fhir+json' } : {}),
+      ...opts.headers,
+    },
+    ...(body !== undefined ? { body } : {}),
+  });
+  const text = await res.text();
+  const json = text ? (JSON.parse(text) as Json) : {};
+  if (text && res.headers.get('content-type')?.startsWith('application/fhir+json'))
+    assertValidFhir(json, `${method} ${path} (${res.status})`);
+  return { status: res.status, body: json, headers: res.headers };
+}
+
+export function assertOutcome(reply: Reply<Json>, status: number, code?: string): string {
+  assert.equal(reply.status, status, JSON.stringify(reply.body).slice(0, 400));
+  assert.equal(reply.body.resourceType, 'OperationOutcome');
+  assert.match(reply.headers.get('content-type') ?? '', /^application\/fhir\+json/);
+  if (code) assert.equal(reply.body.issue[0].code, code, JSON.stringify(reply.body.issue));
+  return String(reply.body.issue[0].diagnostics);
+}
+
+/** A Patient as an integrator writes it, from the test kit's registration fields. */
+export function patientFor(n: number, overrides: Record<string, unknown> = {}): Json {
+  const p = newPasien(n, overrides) as Record<string, string>;
+  return {
+    resourceType: 'Patient',
+    identifier: [{ use: 'official', system: NIK, value: p.nik }],
+    name: [{ use: 'official', text: p.nama }],
+    gender: p.jenisKelamin === 'P' ? 'female' : 'male',
+    birthDate: p.tanggalLahir,
+    telecom: [{ system: 'phone', value: '+6281234567890', use: 'mobile' }],
+    address: [{ use: 'home', line: [p.alamat], city: p.kotaKabupaten, state: p.provinsi, country: 'ID' }],
+    extension: [{ url: BIRTH_PLACE, valueAddress: { city: p.tempatLahir } }],
+  };
 }

@@ -7,7 +7,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError, z } from 'zod';
 import { envelope } from '@simrs/contracts/envelope';
 import type { Principal } from '@simrs/contracts/principal';
-import { PROCEDURES, SCOPE_FOR, roleMay } from '../access/index.ts';
+import { authorize, PROCEDURES, SCOPE_FOR } from '../access/index.ts';
 import type { ProcedureName } from '../access/index.ts';
 import type { TenantDb } from '../db/index.ts';
 import type { Cursors } from './cursor.ts';
@@ -102,7 +102,8 @@ const mapErrors = t.middleware(async ({ next }) => {
 
 /**
  * A procedure that needs a verified principal, the scope its kind requires (queries simrs:read,
- * mutations simrs:write) and the permission the matrix names for it. Handlers get `ctx.scope`, the
+ * mutations simrs:write, or a SMART `user/` scope allowing the same: @simrs/contracts/smart) and the
+ * permission the matrix names for it. Handlers get `ctx.scope`, the
  * caller's tenant scope, and nothing else that reaches the database.
  */
 export function guardedProcedure(name: ProcedureName) {
@@ -110,12 +111,10 @@ export function guardedProcedure(name: ProcedureName) {
   return t.procedure.use(mapErrors).use(({ ctx, type, next }) => {
     if (!ctx.principal || !ctx.scope) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'sign in first: no valid credential' });
     if (type !== kind) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: `procedure ${name} is declared as ${kind}` });
-    const needed = SCOPE_FOR[kind];
-    if (!ctx.principal.scopes.includes(needed))
-      throw new TRPCError({ code: 'FORBIDDEN', message: `this credential lacks the ${needed} scope` });
-    if (!roleMay(ctx.principal.role, permission)) {
-      throw new TRPCError({ code: 'FORBIDDEN', message: `role ${ctx.principal.role} may not ${permission}` });
-    }
+    // The procedures reach every patient of the tenant: a launch-patient-only SMART scope is not enough.
+    const verdict = authorize(ctx.principal, permission);
+    if ('refused' in verdict) throw new TRPCError({ code: 'FORBIDDEN', message: verdict.refused });
+    if (verdict.reach !== 'all') throw new TRPCError({ code: 'FORBIDDEN', message: `this credential lacks the ${SCOPE_FOR[kind]} scope` });
     return next({ ctx: { principal: ctx.principal, scope: ctx.scope } });
   });
 }

@@ -1,0 +1,116 @@
+// Better Auth's own client for identity (same origin, /api/auth): sign-in by passkey, e-mail code and
+// magic link, the session, passkeys. identity's own endpoints (its account and tenant API) go through
+// the same client's fetch, so cookies, errors and base URL are handled in one place.
+import { passkeyClient } from '@better-auth/passkey/client';
+import { emailOTPClient, inferAdditionalFields, magicLinkClient } from 'better-auth/client/plugins';
+import { createAuthClient } from 'better-auth/react';
+import type { Role } from '@simrs/contracts/access';
+
+export const authClient = createAuthClient({
+  baseURL: window.location.origin,
+  basePath: '/api/auth',
+  // A session ended elsewhere (signed out, revoked, deactivated) is noticed within a minute even on
+  // an idle screen, and at once on the next API call (main.tsx) or when the tab regains focus.
+  sessionOptions: { refetchInterval: 60, refetchOnWindowFocus: true },
+  plugins: [
+    emailOTPClient(),
+    magicLinkClient(),
+    passkeyClient(),
+    inferAdditionalFields({
+      user: { tenantId: { type: 'string' }, role: { type: 'string' }, active: { type: 'boolean' } },
+    }),
+  ],
+});
+
+/** An error answered by identity: Better Auth's `code` (e.g. INVALID_OTP) and message. */
+export class AuthError extends Error {
+  readonly code: string | undefined;
+  readonly status: number;
+  constructor(status: number, code: string | undefined, message: string | undefined) {
+    super(message || code || `HTTP ${status}`);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+type AnswerError = { status: number; code?: string; message?: string; error?: string; error_description?: string };
+type Answer<T> = { data: T | null; error: AnswerError | null };
+
+/** The data of a Better Auth client call, or its error thrown (for TanStack Query). */
+export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
+  const { data, error } = await call;
+  // Better Auth answers {code, message}; its OAuth endpoints answer {error, error_description}.
+  if (error) throw new AuthError(error.status, error.code ?? error.error, error.message ?? error.error_description);
+  return data as T;
+}
+
+const get = <T>(path: string) => unwrap<T>(authClient.$fetch<T>(path, { method: 'GET' }) as Promise<Answer<T>>);
+const post = <T>(path: string, body: Record<string, unknown>) =>
+  unwrap<T>(authClient.$fetch<T>(path, { method: 'POST', body }) as Promise<Answer<T>>);
+
+/** Better Auth's client turns ISO date-times in answers into Dates. */
+export type Timestamp = string | Date;
+
+export interface AccountSession {
+  id: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  expiresAt: Timestamp;
+  ipAddress: string | null;
+  userAgent: string | null;
+  current: boolean;
+}
+
+export interface TenantUser {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  active: boolean;
+  emailVerified: boolean;
+  createdAt: Timestamp;
+}
+
+export interface OAuthClient {
+  clientId: string;
+  name: string | null;
+  tenantId: string | null;
+  scopes: string[];
+  redirectUris: string[];
+  grantTypes: string[];
+  public: boolean;
+  disabled: boolean;
+  createdAt: Timestamp | null;
+}
+
+export interface RegistrationToken {
+  token: string;
+  tenantId: string;
+  scopes: string[];
+  expiresAt: Timestamp;
+}
+
+export interface DeviceRequest {
+  user_code: string;
+  status: string;
+  client_id?: string;
+  scope?: string;
+}
+
+/** identity's account and tenant endpoints (services/identity: account-api.ts, oauth.ts). */
+export const identity = {
+  sessions: () => get<AccountSession[]>('/account/sessions'),
+  revokeSession: (id: string) => post<{ status: boolean }>('/account/revoke-session', { id }),
+  revokeOtherSessions: () => unwrap(authClient.revokeOtherSessions()),
+  users: () => get<{ tenant: { id: string; name: string }; users: TenantUser[] }>('/tenant/users'),
+  invite: (input: { email: string; role: Role; name?: string }) => post<{ user: TenantUser }>('/tenant/invite-user', input),
+  changeRole: (userId: string, role: Role) => post<{ user: TenantUser }>('/tenant/change-role', { userId, role }),
+  deactivate: (userId: string) => post<{ user: TenantUser; sessionsEnded: number }>('/tenant/deactivate-user', { userId }),
+  reactivate: (userId: string) => post<{ user: TenantUser }>('/tenant/reactivate-user', { userId }),
+  oauthClients: () => get<{ clients: OAuthClient[] }>('/tenant/oauth-clients'),
+  issueRegistrationToken: (allowWrite: boolean, ttlSeconds: number) =>
+    post<RegistrationToken>('/tenant/registration-tokens', { allowWrite, ttlSeconds }),
+  device: (userCode: string) => get<DeviceRequest>(`/device?user_code=${encodeURIComponent(userCode)}`),
+  approveDevice: (userCode: string) => post<{ success: boolean }>('/device/approve', { userCode }),
+  denyDevice: (userCode: string) => post<{ success: boolean }>('/device/deny', { userCode }),
+};

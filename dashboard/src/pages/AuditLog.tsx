@@ -1,0 +1,123 @@
+// The hospital's audit trail (records' audit.list), newest first, with filters kept in the address:
+// action, person, patient, and a date range (whole days in the reader's time zone).
+import { useState } from 'react';
+import type { FormEvent } from 'react';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { identity } from '../lib/auth.ts';
+import { errorMessage } from '../lib/errors.ts';
+import { useCan } from '../lib/session.tsx';
+import { cursorPages, useTRPC, useTRPCClient } from '../lib/trpc.ts';
+import { AuditTable } from '../ui/AuditTable.tsx';
+import { PageTitle, SelectField, Status, TextField } from '../ui/kit.tsx';
+
+const ACTIONS = ['pasien.list', 'pasien.get', 'pasien.create', 'pasien.update', 'pasien.archive', 'audit.list'] as const;
+type Action = (typeof ACTIONS)[number];
+const FILTERS = ['action', 'actor', 'pasien', 'dari', 'sampai'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Local midnight of a YYYY-MM-DD as an ISO date-time (the end of the day for `to`). */
+function dayBound(day: string, end: boolean): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(y, m - 1, end ? d + 1 : d).toISOString();
+}
+
+export default function AuditLog() {
+  const { t } = useTranslation();
+  const trpc = useTRPC();
+  const isAdmin = useCan('tenant.admin');
+  const canOpenPatients = useCan('pasien.read');
+  const [params, setParams] = useSearchParams();
+  const applied = Object.fromEntries(FILTERS.map((k) => [k, params.get(k) ?? ''])) as Filters;
+  const [draft, setDraft] = useState<Filters>(applied);
+  const users = useQuery({ queryKey: ['identity', 'users'], queryFn: identity.users, enabled: isAdmin });
+  const names = new Map(users.data?.users.map((u) => [u.id, u.name || u.email]));
+  const badPatient = applied.pasien !== '' && !UUID.test(applied.pasien);
+
+  const input = {
+    limit: 50,
+    ...((ACTIONS as readonly string[]).includes(applied.action) ? { action: applied.action as Action } : {}),
+    ...(applied.actor ? { actorUserId: applied.actor } : {}),
+    ...(applied.pasien && !badPatient ? { pasienId: applied.pasien } : {}),
+    ...(dayBound(applied.dari, false) ? { from: dayBound(applied.dari, false) } : {}),
+    ...(dayBound(applied.sampai, true) ? { to: dayBound(applied.sampai, true) } : {}),
+  };
+  const client = useTRPCClient();
+  const log = useInfiniteQuery({
+    ...cursorPages(trpc.audit.list.queryKey(input), (cursor) => client.audit.list.query({ ...input, cursor })),
+    enabled: !badPatient,
+  });
+  const items = log.data?.pages.flatMap((p) => p.items) ?? [];
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const next = new URLSearchParams();
+    for (const k of FILTERS) if (draft[k].trim()) next.set(k, draft[k].trim());
+    setParams(next);
+  };
+  const set = (k: keyof Filters) => (v: string) => setDraft({ ...draft, [k]: v });
+
+  return (
+    <section>
+      <PageTitle text={t('audit.title')} />
+      <p className="lead">{t('audit.lead')}</p>
+      <form className="filters grid" onSubmit={submit} aria-label={t('audit.filters')}>
+        <SelectField
+          label={t('audit.action')}
+          name="action"
+          value={draft.action}
+          onValue={set('action')}
+          placeholder={t('audit.anyAction')}
+          options={ACTIONS.map((a) => ({ value: a, label: t(`audit.actions.${a}`) }))}
+        />
+        {isAdmin && users.data ? (
+          <SelectField
+            label={t('audit.who')}
+            name="actor"
+            value={draft.actor}
+            onValue={set('actor')}
+            placeholder={t('audit.anyone')}
+            options={users.data.users.map((u) => ({ value: u.id, label: `${u.name} (${u.email})` }))}
+          />
+        ) : (
+          <TextField label={t('audit.actorId')} name="actor" value={draft.actor} onValue={set('actor')} hint={t('audit.actorHint')} />
+        )}
+        <TextField
+          label={t('audit.patientId')}
+          name="pasien"
+          value={draft.pasien}
+          onValue={set('pasien')}
+          error={badPatient ? t('audit.patientIdInvalid') : undefined}
+          hint={t('audit.patientHint')}
+        />
+        <TextField label={t('audit.from')} name="dari" type="date" value={draft.dari} onValue={set('dari')} />
+        <TextField label={t('audit.to')} name="sampai" type="date" value={draft.sampai} onValue={set('sampai')} />
+        <div className="field actions-end">
+          <button type="submit" id="apply-filters">
+            {t('audit.apply')}
+          </button>
+        </div>
+      </form>
+      {log.isError ? <Status message={errorMessage(t, log.error)} error /> : null}
+      <p role="status" aria-live="polite" className="result-count" id="audit-count">
+        {log.isPending && !badPatient ? t('common.loading') : log.isSuccess && items.length === 0 ? t('audit.none') : ''}
+      </p>
+      {items.length > 0 ? <AuditTable items={items} names={names} linkPatients={canOpenPatients} caption={t('audit.title')} /> : null}
+      {log.hasNextPage ? (
+        <button
+          id="audit-more"
+          type="button"
+          className="secondary"
+          onClick={() => void log.fetchNextPage()}
+          disabled={log.isFetchingNextPage}
+        >
+          {t('patients.more')}
+        </button>
+      ) : null}
+    </section>
+  );
+}

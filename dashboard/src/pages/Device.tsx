@@ -1,0 +1,92 @@
+// Connect a device (RFC 8628): type the code a device shows, see which application asks for what,
+// approve or deny. Better Auth's device endpoints, through identity's rules (same hospital only).
+import { useState } from 'react';
+import type { FormEvent } from 'react';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { identity } from '../lib/auth.ts';
+import type { DeviceRequest } from '../lib/auth.ts';
+import { errorMessage } from '../lib/errors.ts';
+import { useCan } from '../lib/session.tsx';
+import { PageTitle, Status, TextField } from '../ui/kit.tsx';
+import { ScopeList } from '../ui/ScopeList.tsx';
+
+export default function Device() {
+  const { t } = useTranslation();
+  const [params] = useSearchParams();
+  const [code, setCode] = useState(params.get('kode') ?? '');
+  const [request, setRequest] = useState<DeviceRequest>();
+  const [answered, setAnswered] = useState<'approved' | 'denied'>();
+  const isAdmin = useCan('tenant.admin');
+  const clients = useQuery({
+    queryKey: ['identity', 'oauth-clients'],
+    queryFn: identity.oauthClients,
+    enabled: isAdmin && Boolean(request),
+  });
+  const lookup = useMutation({ mutationFn: identity.device, onSuccess: (r) => (setRequest(r), setAnswered(undefined)) });
+  const answer = useMutation({
+    mutationFn: async (approve: boolean) =>
+      approve ? identity.approveDevice(request!.user_code) : identity.denyDevice(request!.user_code),
+    onSuccess: (_r, approve) => setAnswered(approve ? 'approved' : 'denied'),
+  });
+  const submit = (e: FormEvent) => (e.preventDefault(), code.trim() && lookup.mutate(code.trim()));
+  const clientName = request?.client_id
+    ? (clients.data?.clients.find((c) => c.clientId === request.client_id)?.name ?? request.client_id)
+    : undefined;
+
+  return (
+    <section>
+      <PageTitle text={t('device.title')} />
+      <p className="lead">{t('device.lead')}</p>
+      <form className="inline" onSubmit={submit} id="device-form">
+        <TextField
+          label={t('device.code')}
+          name="user_code"
+          value={code}
+          onValue={setCode}
+          autoComplete="off"
+          autoCapitalize="characters"
+          spellCheck={false}
+          required
+          error={lookup.isError ? errorMessage(t, lookup.error) : undefined}
+        />
+        <button type="submit" id="device-lookup" disabled={lookup.isPending}>
+          {t('device.continue')}
+        </button>
+      </form>
+      {request ? (
+        <div className="card" id="device-request">
+          {request.status !== 'pending' || !request.client_id ? (
+            <p>{request.client_id ? t('device.alreadyAnswered') : t('device.notYours')}</p>
+          ) : (
+            <>
+              <h2>{t('device.asks', { client: clientName })}</h2>
+              <ScopeList scopes={(request.scope ?? '').split(' ').filter(Boolean)} />
+              <p className="hint">{t('device.onlyIfYou')}</p>
+              {answered ? (
+                <Status message={answered === 'approved' ? t('device.approved') : t('device.denied')} id="device-status" />
+              ) : (
+                <div className="actions">
+                  <button type="button" id="device-approve" onClick={() => answer.mutate(true)} disabled={answer.isPending}>
+                    {t('device.approve')}
+                  </button>
+                  <button
+                    type="button"
+                    id="device-deny"
+                    className="secondary"
+                    onClick={() => answer.mutate(false)}
+                    disabled={answer.isPending}
+                  >
+                    {t('device.deny')}
+                  </button>
+                </div>
+              )}
+              {answer.isError ? <Status message={errorMessage(t, answer.error)} error /> : null}
+            </>
+          )}
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,200 @@
+// Sign-in: a passkey offered in the e-mail field's autofill (conditional UI), or an explicit passkey
+// prompt, or a 6-digit code by e-mail, or a sign-in link by e-mail. Then straight to where the person
+// was going (or their role's start page).
+import { useEffect, useRef, useState } from 'react';
+import type { FormEvent } from 'react';
+import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { authClient, AuthError, unwrap } from '../lib/auth.ts';
+import { errorMessage } from '../lib/errors.ts';
+import { LanguageSelect } from '../ui/LanguageSelect.tsx';
+import { Loading, PageTitle, Status } from '../ui/kit.tsx';
+
+/** A same-origin path to continue to; anything else is ignored. */
+function safeNext(value: string | null): string {
+  if (!value) return '/';
+  const url = new URL(value, window.location.origin);
+  return url.origin === window.location.origin && !url.pathname.startsWith('/masuk') ? url.pathname + url.search + url.hash : '/';
+}
+
+const LINK_ERRORS: Record<string, string> = {
+  INVALID_TOKEN: 'INVALID_TOKEN',
+  EXPIRED_TOKEN: 'INVALID_TOKEN',
+  ACCOUNT_DISABLED: 'ACCOUNT_DISABLED',
+};
+
+export function SignIn() {
+  const [params] = useSearchParams();
+  const next = safeNext(params.get('next'));
+  const session = authClient.useSession();
+  if (session.isPending && !session.data) return <Loading />;
+  if (session.data) return <Navigate to={next} replace />;
+  // The form only once it is known nobody is signed in: conditional UI needs its e-mail field in the page.
+  return <SignInForm next={next} />;
+}
+
+function SignInForm({ next }: { next: string }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const [email, setEmail] = useState('');
+  const [otp, setOtp] = useState('');
+  const [codeSent, setCodeSent] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const linkError = params.get('error');
+  const [status, setStatus] = useState<{ message: string; error: boolean } | undefined>(
+    linkError
+      ? { message: errorMessage(t, new AuthError(401, LINK_ERRORS[linkError] ?? 'INVALID_TOKEN', undefined)), error: true }
+      : undefined,
+  );
+  const otpRef = useRef<HTMLInputElement>(null);
+  const emailRef = useRef<HTMLInputElement>(null);
+  const done = () => navigate(next, { replace: true });
+
+  // Conditional UI: the browser offers this site's passkeys in the e-mail field's autofill.
+  useEffect(() => {
+    let live = true;
+    const pkc = window.PublicKeyCredential as
+      (typeof PublicKeyCredential & { isConditionalMediationAvailable?: () => Promise<boolean> }) | undefined;
+    void pkc?.isConditionalMediationAvailable?.().then(async (available) => {
+      if (!available || !live) return;
+      const answer = await authClient.signIn.passkey({ autoFill: true });
+      if (!live) return;
+      if (answer.data) done();
+      else if (answer.error && !/cancel|abort/i.test(`${answer.error.message} ${'code' in answer.error ? answer.error.code : ''}`))
+        setStatus({
+          message: errorMessage(
+            t,
+            new AuthError(answer.error.status, 'code' in answer.error ? answer.error.code : undefined, answer.error.message),
+          ),
+          error: true,
+        });
+    });
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per visit of the page
+  }, []);
+
+  useEffect(() => {
+    if (codeSent) otpRef.current?.focus();
+  }, [codeSent]);
+
+  async function attempt(run: () => Promise<void>) {
+    setBusy(true);
+    try {
+      await run();
+    } catch (err) {
+      setStatus({ message: errorMessage(t, err), error: true });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const needEmail = () => {
+    if (email.trim()) return false;
+    setStatus({ message: t('signIn.enterEmail'), error: true });
+    emailRef.current?.focus();
+    return true;
+  };
+
+  const sendCode = (e: FormEvent) => {
+    e.preventDefault();
+    if (needEmail()) return;
+    void attempt(async () => {
+      await unwrap(authClient.emailOtp.sendVerificationOtp({ email: email.trim(), type: 'sign-in' }));
+      setCodeSent(true);
+      setOtp('');
+      setStatus({ message: t('signIn.codeSent'), error: false });
+    });
+  };
+
+  const verifyCode = (e: FormEvent) => {
+    e.preventDefault();
+    void attempt(async () => {
+      await unwrap(authClient.signIn.emailOtp({ email: email.trim(), otp: otp.trim() }));
+      done();
+    });
+  };
+
+  const sendLink = () => {
+    if (needEmail()) return;
+    void attempt(async () => {
+      const origin = window.location.origin;
+      await unwrap(authClient.signIn.magicLink({ email: email.trim(), callbackURL: origin + next, errorCallbackURL: `${origin}/masuk` }));
+      setStatus({ message: t('signIn.linkSent'), error: false });
+    });
+  };
+
+  const passkey = () =>
+    void attempt(async () => {
+      await unwrap(authClient.signIn.passkey());
+      done();
+    });
+
+  return (
+    <div className="sign-in-page">
+      <main id="main" className="sign-in card">
+        <div className="sign-in-top">
+          <span className="logo" aria-hidden="true">
+            ✚
+          </span>
+          <LanguageSelect />
+        </div>
+        <PageTitle text={t('signIn.title')} />
+        <p className="lead">{t('signIn.lead')}</p>
+        <Status message={status?.message} error={status?.error} id="status" />
+        <form id="email-form" onSubmit={sendCode} noValidate>
+          <label htmlFor="email">{t('signIn.email')}</label>
+          <input
+            ref={emailRef}
+            id="email"
+            name="email"
+            type="email"
+            autoComplete="username webauthn"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            required
+          />
+          <div className="actions">
+            <button id="send-otp" type="submit" disabled={busy}>
+              {codeSent ? t('signIn.resendCode') : t('signIn.sendCode')}
+            </button>
+            <button id="send-magic-link" type="button" className="secondary" onClick={sendLink} disabled={busy}>
+              {t('signIn.sendLink')}
+            </button>
+          </div>
+        </form>
+        {codeSent ? (
+          <form id="otp-form" onSubmit={verifyCode} noValidate>
+            <label htmlFor="otp">{t('signIn.code')}</label>
+            <input
+              ref={otpRef}
+              id="otp"
+              name="otp"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              pattern="[0-9]{6}"
+              maxLength={6}
+              value={otp}
+              onChange={(e) => setOtp(e.target.value)}
+              required
+            />
+            <div className="actions">
+              <button id="verify-otp" type="submit" disabled={busy}>
+                {t('signIn.submitCode')}
+              </button>
+            </div>
+          </form>
+        ) : null}
+        <div className="divider" role="separator">
+          <span>{t('signIn.or')}</span>
+        </div>
+        <button id="passkey-sign-in" type="button" className="wide" onClick={passkey} disabled={busy}>
+          {t('signIn.passkey')}
+        </button>
+        <p className="hint">{t('signIn.passkeyHint')}</p>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { describeSmartScope, isApiScope, parseSmartScope, scopeReach, seedScopesOf, SMART_SCOPES } from './smart.ts';
+
+test('SMART v2 scopes parse into actions; v1 forms map onto v2; anything else is not a SMART scope', () => {
+  assert.deepEqual(parseSmartScope('patient/Patient.rs'), { context: 'patient', resource: 'Patient', actions: ['read', 'search'] });
+  assert.deepEqual(parseSmartScope('user/Patient.cruds')?.actions, ['create', 'read', 'update', 'delete', 'search']);
+  assert.deepEqual(parseSmartScope('user/*.read')?.actions, ['read', 'search']);
+  assert.deepEqual(parseSmartScope('user/Patient.write')?.actions, ['create', 'update', 'delete']);
+  assert.deepEqual(parseSmartScope('user/Patient.*')?.actions, ['create', 'read', 'update', 'delete', 'search']);
+  for (const bad of [
+    'user/Patient.',
+    'user/Patient.sr',
+    'user/Patient.rr',
+    'system/Patient.rs',
+    'user/Observation.rs',
+    'user/Patient.rs?x=1',
+    'simrs:read',
+    'patient/patient.r',
+  ]) {
+    assert.equal(parseSmartScope(bad), undefined, bad);
+  }
+});
+
+test('reach: seed scopes cover everything of their kind, user/ scopes every patient, patient/ scopes the launch patient', () => {
+  assert.equal(scopeReach(['simrs:read'], 'search'), 'all');
+  assert.equal(scopeReach(['simrs:read'], 'read'), 'all');
+  assert.equal(scopeReach(['simrs:read'], 'create'), undefined);
+  assert.equal(scopeReach(['simrs:write'], 'delete'), 'all');
+  assert.equal(scopeReach(['simrs:read'], 'audit.read'), 'all');
+  assert.equal(scopeReach(['user/Patient.cruds'], 'audit.read'), undefined, 'no SMART scope reaches the audit trail');
+  assert.equal(scopeReach(['user/Patient.r'], 'read'), 'all');
+  assert.equal(scopeReach(['user/Patient.r'], 'search'), undefined);
+  assert.equal(scopeReach(['patient/Patient.rs'], 'search'), 'patient');
+  assert.equal(scopeReach(['patient/Patient.rs', 'user/Patient.s'], 'search'), 'all');
+  assert.equal(scopeReach(['openid', 'profile'], 'read'), undefined);
+});
+
+test('the accepted list is every canonical scope, once', () => {
+  assert.equal(new Set(SMART_SCOPES).size, SMART_SCOPES.length);
+  assert.equal(SMART_SCOPES.length, 2 * 2 * (31 + 3));
+  for (const s of SMART_SCOPES) assert.ok(parseSmartScope(s) && isApiScope(s), s);
+  assert.ok(SMART_SCOPES.includes('patient/Patient.rs') && SMART_SCOPES.includes('user/Patient.cruds'));
+  assert.ok(isApiScope('simrs:write') && !isApiScope('openid'));
+});
+
+test('plain words for the consent page, in English and Indonesian', () => {
+  assert.equal(
+    describeSmartScope('user/Patient.rs'),
+    'Read patient records and search for patients: any patient in your hospital, as far as your role allows',
+  );
+  assert.equal(describeSmartScope('patient/Patient.r', 'id'), 'Membaca data pasien: hanya satu pasien yang dipilih untuk aplikasi ini');
+  assert.equal(describeSmartScope('openid'), undefined);
+});
+
+test('a SMART scope stands under the seed scopes of its actions', () => {
+  assert.deepEqual(seedScopesOf('user/Patient.rs'), ['simrs:read']);
+  assert.deepEqual(seedScopesOf('patient/*.read'), ['simrs:read']);
+  assert.deepEqual(seedScopesOf('user/Patient.cruds'), ['simrs:write', 'simrs:read']);
+  assert.deepEqual(seedScopesOf('user/Patient.d'), ['simrs:write']);
+  assert.deepEqual(seedScopesOf('openid'), ['openid']);
+});
