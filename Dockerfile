@@ -57,7 +57,9 @@ FROM manifests AS dashboard-build
 RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=npm_ca \
     if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; \
     npm ci --include-workspace-root=false --ignore-scripts --no-audit --no-fund -w @simrs/dashboard
-# The dashboard imports records' permission matrix (and its router type) and the shared roles.
+# The dashboard imports records' permission matrix (and its router type) and the shared roles; its
+# tsconfig extends the root one (Vite's transform reads it).
+COPY tsconfig.json ./
 COPY packages/contracts/ packages/contracts/
 COPY services/records/ services/records/
 COPY dashboard/ dashboard/
