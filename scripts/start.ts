@@ -5,8 +5,8 @@
 //
 // Every line the services print is shown as it comes, prefixed with the service's name: readable on a
 // terminal, JSON lines otherwise. Every setting a service reads (its src/config.ts; the README's
-// tables) passes from this environment to it, except what the stack decides: ports, upstream
-// addresses and each service's database. The ports are settings of their own:
+// tables), OTEL_* and NODE_ENV pass from this environment to it, except what the stack decides:
+// ports, upstream addresses and each service's database. The ports are settings of their own:
 //   GATEWAY_PORT 8080, OPS_PORT 8081, IDENTITY_HTTP_PORT 4001, IDENTITY_GRPC_PORT 50051,
 //   RECORDS_HTTP_PORT 4002, NOTIFIER_HTTP_PORT 4003, NOTIFIER_GRPC_PORT 50052,
 //   MAILCATCHER_SMTP_PORT 1025, MAILCATCHER_HTTP_PORT 8025 (without SMTP_URL),
@@ -63,6 +63,8 @@ const env = loadConfig(
 const portOf = (variable: string) => env[variable] as number;
 
 const tty = Boolean(process.stdout.isTTY);
+// A reader that goes away (`npm start | head`) must not take the stack down with an EPIPE.
+process.stdout.on('error', () => {});
 const print = logPrinter(process.stdout, tty, [
   'gateway',
   'identity',

@@ -301,12 +301,12 @@ describe('the pieces', () => {
     for (const service of SERVICE_NAMES) {
       const keys = configKeys(service);
       assert.ok(keys.length >= 5, `${service}: read its schema`);
-      const settings = Object.fromEntries([...keys, 'OTEL_SERVICE_NAME'].map((k) => [k, `set-${k}`]));
+      const settings = Object.fromEntries([...keys, 'OTEL_SERVICE_NAME', 'NODE_ENV'].map((k) => [k, `set-${k}`]));
       const env = stackEnv(
         { postgresUrl: 'postgres://h/', redisUrl: 'redis://r', smtpUrl: 'smtp://m', settings: { [service]: settings } },
         wiring,
       )[service];
-      for (const key of [...keys, 'OTEL_SERVICE_NAME']) {
+      for (const key of [...keys, 'OTEL_SERVICE_NAME', 'NODE_ENV']) {
         if (WIRED.has(key)) assert.notEqual(env[key], `set-${key}`, `${service}.${key} is the stack's`);
         else assert.equal(env[key], `set-${key}`, `${service}.${key} passes through`);
       }

@@ -22,13 +22,14 @@ export function configKeys(service: ServiceName): string[] {
   return [...new Set([...source.matchAll(/^\s+([A-Z][A-Z0-9_]*)\s*:/gm)].map((m) => m[1]!))].sort();
 }
 
-/** The settings for one service found in `env`: its schema's variables and OTEL_*. */
+/** Read by every service's libraries (OpenTelemetry, Express) whether or not its schema names them. */
+const STANDARD = (key: string) => key.startsWith('OTEL_') || key === 'NODE_ENV';
+
+/** The settings for one service found in `env`: its schema's variables, OTEL_* and NODE_ENV. */
 export function settingsFor(service: ServiceName, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const keys = new Set(configKeys(service));
   return Object.fromEntries(
-    Object.entries(env).filter(
-      (entry): entry is [string, string] => entry[1] !== undefined && (keys.has(entry[0]) || entry[0].startsWith('OTEL_')),
-    ),
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && (keys.has(entry[0]) || STANDARD(entry[0]))),
   );
 }
 
