@@ -19,7 +19,7 @@ export default tseslint.config(
     ...reactHooks.configs.flat['recommended-latest'],
   },
   {
-    files: ['scripts/**', 'bench/**', '**/cli.ts'],
+    files: ['scripts/**', 'bench/**', 'examples/**', '**/cli.ts'],
     rules: { 'no-console': 'off' },
   },
 );

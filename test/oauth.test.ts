@@ -160,7 +160,7 @@ describe('discovery', () => {
     const jwks = (await json(await fetch(`${stack.gatewayUrl}/api/auth/jwks`))) as { keys: Array<Record<string, unknown>> };
     assert.ok(jwks.keys.length >= 1);
     for (const key of jwks.keys) {
-      assert.equal(key.alg, 'EdDSA');
+      assert.ok(['RS256', 'EdDSA', 'ES256'].includes(key.alg as string), String(key.alg));
       assert.equal(typeof key.kid, 'string');
       assert.equal(key.d, undefined, 'no private key material');
     }
@@ -573,7 +573,8 @@ describe('bearer tokens at the gateway', () => {
     assert.equal(await status(await apiQuery(stack, rotated.access_token)), 200, 'the new key is fetched when a token names it');
     assert.equal(await status(await apiQuery(stack, valid.access_token)), 200, 'the old key stays published');
     const jwks = (await json(await fetch(`${stack.gatewayUrl}/api/auth/jwks`))) as { keys: Array<{ kid: string }> };
-    assert.deepEqual(new Set(jwks.keys.map((k) => k.kid)), new Set([oldKid, newKid]));
+    const published = new Set(jwks.keys.map((k) => k.kid));
+    assert.ok(published.has(oldKid!) && published.has(newKid!), 'the old and the new key are published');
     valid = rotated;
   });
 

@@ -4,11 +4,11 @@ import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { observeRedis } from '@simrs/platform/pool-metrics';
 import { createRedis, pingRedis } from '@simrs/platform/redis';
 import { config, oauth } from './config.ts';
-import { BearerAuthenticator, Revocations, SessionAuthenticator } from './credentials/index.ts';
+import { BearerAuthenticator, redisReplayStore, Revocations, SessionAuthenticator } from './credentials/index.ts';
 import { upstream } from './proxy/index.ts';
 // app.ts and observability.ts import the domain folders, so server/index.ts cannot re-export them.
 import { createApp } from './server/app.ts';
-import { log } from './server/index.ts';
+import { answerClientErrors, log } from './server/index.ts';
 import { observeGateway } from './server/observability.ts';
 
 const subscriber = createRedis(config.REDIS_URL, 'gateway-revocations');
@@ -20,7 +20,12 @@ const sessions = new SessionAuthenticator({
   cacheSeconds: config.SESSION_CACHE_SECONDS,
   revocations,
 });
-const bearer = new BearerAuthenticator({ ...oauth, principalSecret: config.PRINCIPAL_SECRET, revocations });
+const bearer = new BearerAuthenticator({
+  ...oauth,
+  principalSecret: config.PRINCIPAL_SECRET,
+  revocations,
+  replayStore: redisReplayStore(redis),
+});
 const upstreams = {
   identity: upstream('identity', config.IDENTITY_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS),
   records: upstream('records', config.RECORDS_URL, config.UPSTREAM_CONNECT_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS),
@@ -37,6 +42,7 @@ observeRedis('gateway-revocations', subscriber);
 const server = app.listen(config.GATEWAY_PORT, config.HOST, () =>
   log.info({ port: config.GATEWAY_PORT, ops: config.OPS_PORT, url: config.PUBLIC_URL }, 'gateway listening'),
 );
+answerClientErrors(server);
 // Longer than the load balancers' idle timeout, so that they close idle connections, not us.
 server.keepAliveTimeout = 65_000;
 // Bound what one slow client can hold: headers within 15 s, the whole request within 30 s.

@@ -9,9 +9,15 @@ import { importJWK, SignJWT } from 'jose';
 import type { JWTPayload } from 'jose';
 import * as client from 'openid-client';
 import pg from 'pg';
-import type { Stack } from '../../scripts/lib/stack.ts';
+import { createServer } from 'node:http';
+import { freePort, testServerUrl } from '@simrs/platform/testing';
+import { startSmtpPeer } from '@simrs/platform/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/smtp-peer';
-import { isOtpMail, otpFrom, sessionCookie } from './users.ts';
+import { startRedisServer } from '../../scripts/lib/redis.ts';
+import { startStack } from '../../scripts/lib/stack.ts';
+import type { Stack } from '../../scripts/lib/stack.ts';
+import { isOtpMail, otpFrom, seedUsers, sessionCookie } from './users.ts';
+import type { TestUser } from './users.ts';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -267,4 +273,40 @@ export async function forgeWithIdentityKey(
   } finally {
     await db.end();
   }
+}
+
+export interface OAuthWorld {
+  stack: Stack;
+  smtp: SmtpPeer;
+  redisUrl: string;
+  /** A loopback redirect URI answered by a tiny server, and a second path on it for post-logout redirects. */
+  redirectUri: string;
+  logoutUri: string;
+  stop(): Promise<void>;
+}
+
+/** A whole stack (real processes, a redis-server, the SMTP peer) with users seeded, for an OAuth test file. */
+export async function startOAuthWorld(name: string, users: TestUser[]): Promise<OAuthWorld> {
+  const [redis, smtp] = await Promise.all([startRedisServer(), startSmtpPeer()]);
+  const port = await freePort();
+  const callbackServer = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`callback ${req.url}`));
+  await new Promise<void>((resolve) => callbackServer.listen(port, '127.0.0.1', resolve));
+  const stack = await startStack({
+    postgresUrl: testServerUrl,
+    dbPrefix: `t_${name}_${Date.now()}_`,
+    redisUrl: redis.url,
+    smtpUrl: smtp.url,
+  });
+  await seedUsers(stack, users);
+  return {
+    stack,
+    smtp,
+    redisUrl: redis.url,
+    redirectUri: `http://127.0.0.1:${port}/callback`,
+    logoutUri: `http://127.0.0.1:${port}/signed-out`,
+    async stop() {
+      await stack.stop();
+      await Promise.all([redis.stop(), smtp.stop(), new Promise((r) => callbackServer.close(r))]);
+    },
+  };
 }

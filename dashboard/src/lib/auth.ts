@@ -33,14 +33,24 @@ export class AuthError extends Error {
   }
 }
 
-type AnswerError = { status: number; code?: string; message?: string; error?: string; error_description?: string };
+/** identity's answer on /api/auth: the seed's envelope, with Better Auth's own code as `data.reason`. */
+type Envelope = { message?: string; data?: { code?: string; reason?: string } };
+type AnswerError = { status: number; code?: unknown; message?: string; error?: string | Envelope; error_description?: string };
 type Answer<T> = { data: T | null; error: AnswerError | null };
+
+/** What went wrong in a Better Auth client call, in the shape identity answers on the path called. */
+export function authErrorOf(error: AnswerError): AuthError {
+  // The envelope (sign-in, sessions, account); RFC 6749's {error, error_description} on the OAuth endpoints.
+  if (typeof error.error === 'object' && error.error)
+    return new AuthError(error.status, error.error.data?.reason ?? error.error.data?.code, error.error.message);
+  const code = typeof error.code === 'string' ? error.code : error.error;
+  return new AuthError(error.status, code, error.message ?? error.error_description);
+}
 
 /** The data of a Better Auth client call, or its error thrown (for TanStack Query). */
 export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
   const { data, error } = await call;
-  // Better Auth answers {code, message}; its OAuth endpoints answer {error, error_description}.
-  if (error) throw new AuthError(error.status, error.code ?? error.error, error.message ?? error.error_description);
+  if (error) throw authErrorOf(error);
   return data as T;
 }
 

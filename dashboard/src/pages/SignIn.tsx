@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { authClient, AuthError, unwrap } from '../lib/auth.ts';
+import { authClient, AuthError, authErrorOf, unwrap } from '../lib/auth.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { LanguageSelect } from '../ui/LanguageSelect.tsx';
 import { Loading, PageTitle, Status } from '../ui/kit.tsx';
@@ -61,14 +61,11 @@ function SignInForm({ next }: { next: string }) {
       const answer = await authClient.signIn.passkey({ autoFill: true });
       if (!live) return;
       if (answer.data) done();
-      else if (answer.error && !/cancel|abort/i.test(`${answer.error.message} ${'code' in answer.error ? answer.error.code : ''}`))
-        setStatus({
-          message: errorMessage(
-            t,
-            new AuthError(answer.error.status, 'code' in answer.error ? answer.error.code : undefined, answer.error.message),
-          ),
-          error: true,
-        });
+      else if (answer.error) {
+        const failure = authErrorOf(answer.error as Parameters<typeof authErrorOf>[0]);
+        if (!/cancel|abort/i.test(`${failure.message} ${failure.code ?? ''}`))
+          setStatus({ message: errorMessage(t, failure), error: true });
+      }
     });
     return () => {
       live = false;

@@ -9,6 +9,7 @@ import { InvalidToken } from './bearer.ts';
 import type { BearerAuthenticator } from './bearer.ts';
 import type { VerifiedCredential } from './cache.ts';
 import { MalformedAuthorization, resolveCaller, UnknownSession } from './credentials.ts';
+import { dpopChallenge, DpopRefused } from './dpop.ts';
 import { UpstreamUnavailable } from './session.ts';
 import type { SessionAuthenticator } from './session.ts';
 
@@ -24,6 +25,12 @@ export function authenticate(auth: {
     } catch (err) {
       if (err instanceof UpstreamUnavailable)
         return sendError(res, 'SERVICE_UNAVAILABLE', 'sign-in service unavailable, try again shortly');
+      if (err instanceof DpopRefused) {
+        await auth.refused.check(clientKey(req));
+        return sendError(res, 'UNAUTHORIZED', 'the access token is bound to a key (DPoP) and its proof is missing or invalid', {
+          'www-authenticate': dpopChallenge(err.code, err.message),
+        });
+      }
       if (err instanceof InvalidToken || err instanceof MalformedAuthorization) {
         await auth.refused.check(clientKey(req));
         const description = err instanceof MalformedAuthorization ? 'malformed' : 'invalid or expired';

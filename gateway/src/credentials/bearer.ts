@@ -6,11 +6,14 @@
 // token costs no signature check; revocations are checked on every use, from memory.
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
-import { PATIENT_CLAIM, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
+import { PATIENT_CLAIM, ROLE_CLAIM, TENANT_CLAIM, tokenFacts } from '@simrs/contracts/oauth';
 import type { Principal } from '@simrs/contracts/principal';
 import { isApiScope } from '@simrs/contracts/smart';
+import type { DpopReplayStore } from '@better-auth/core/oauth2';
 import { credentialKey, PrincipalCache } from './cache.ts';
 import type { TokenClaims, VerifiedCredential } from './cache.ts';
+import { checkSenderConstraint } from './dpop.ts';
+import type { PresentedToken } from './dpop.ts';
 import type { Revocations } from './revocations.ts';
 import { UpstreamUnavailable } from './session.ts';
 
@@ -31,17 +34,29 @@ export class BearerAuthenticator {
   private readonly issuer: string;
   private readonly audience: string;
   private readonly revocations: Revocations;
+  private readonly replayStore: DpopReplayStore;
   private keysRefetch?: Promise<void>;
 
-  constructor(options: { jwksUrl: string; issuer: string; audience: string; principalSecret: string; revocations: Revocations }) {
+  constructor(options: {
+    jwksUrl: string;
+    issuer: string;
+    audience: string;
+    principalSecret: string;
+    revocations: Revocations;
+    /** Where DPoP proof ids are remembered (Redis, shared by the replicas). */
+    replayStore: DpopReplayStore;
+  }) {
     this.jwks = createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: JWKS_COOLDOWN_MS, timeoutDuration: 2_000 });
     this.issuer = options.issuer;
     this.audience = options.audience;
     this.revocations = options.revocations;
+    this.replayStore = options.replayStore;
     this.cache = new PrincipalCache(options.principalSecret);
   }
 
-  async principal(token: string): Promise<VerifiedCredential> {
+  /** The caller a presented token names; a DPoP-bound token needs its proof on every request (never cached). */
+  async principal(presented: PresentedToken): Promise<VerifiedCredential> {
+    const { token } = presented;
     // Access tokens are self-contained: only the revocation feed can take one back before it expires.
     // Without the feed the gateway cannot know, so it refuses to guess (503, retry shortly).
     if (!this.revocations.live) throw new UpstreamUnavailable('revocation feed unavailable');
@@ -49,10 +64,12 @@ export class BearerAuthenticator {
     const cached = this.cache.get(key);
     if (cached?.claims) {
       if (this.revocations.isRevoked(cached.claims)) throw new InvalidToken('token revoked');
+      await checkSenderConstraint(presented, cached.claims.jkt, this.replayStore);
       return { key, principal: cached.principal };
     }
     const verified = await this.verify(token);
     if (this.revocations.isRevoked(verified.claims)) throw new InvalidToken('token revoked');
+    await checkSenderConstraint(presented, verified.claims.jkt, this.replayStore);
     this.cache.set(key, verified.principal, verified.exp * 1000, verified.claims);
     return { key, principal: verified.principal };
   }
@@ -98,7 +115,9 @@ export class BearerAuthenticator {
     const role = payload[ROLE_CLAIM];
     if (typeof tenantId !== 'string' || typeof role !== 'string') throw new InvalidToken('token carries no tenant');
     const granted = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
-    const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.client_id === 'string' ? payload.client_id : undefined;
+    const cnf = payload.cnf as { jkt?: unknown } | undefined;
+    const claims = { ...tokenFacts(payload), ...(typeof cnf?.jkt === 'string' ? { jkt: cnf.jkt } : {}) };
+    const clientId = claims.clientId;
     const patientId = payload[PATIENT_CLAIM];
     return {
       principal: {
@@ -110,7 +129,7 @@ export class BearerAuthenticator {
         ...(clientId ? { clientId } : {}),
         ...(typeof patientId === 'string' && patientId ? { patientId } : {}),
       },
-      claims: { jti: payload.jti, sub: payload.sub, clientId, iat: payload.iat },
+      claims,
       exp: payload.exp!,
     };
   }

@@ -5,14 +5,10 @@
 import { createHash } from 'node:crypto';
 import { PRINCIPAL_TTL_SECONDS, signPrincipal } from '@simrs/contracts/principal';
 import type { Principal } from '@simrs/contracts/principal';
+import type { TokenFacts } from '@simrs/contracts/revocation';
 
-/** What a bearer token said about itself, kept to check revocations on every use. */
-export interface TokenClaims {
-  jti?: string;
-  sub?: string;
-  clientId?: string;
-  iat?: number;
-}
+/** What a bearer token said about itself, kept to check revocations (and its DPoP key, RFC 9449) on every use. */
+export type TokenClaims = TokenFacts & { jkt?: string };
 
 /** A credential that checked out, and whose it is. */
 export interface VerifiedCredential {

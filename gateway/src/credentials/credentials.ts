@@ -43,10 +43,17 @@ export async function resolveCaller(
 ): Promise<VerifiedCredential | undefined> {
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
-    // The scheme name is case-insensitive (RFC 7235).
-    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(authorization);
-    if (!match) throw new MalformedAuthorization('expected "Authorization: Bearer <access token>"');
-    return auth.bearer.principal(match[1]!);
+    // The scheme name is case-insensitive (RFC 7235); DPoP-bound tokens come with the DPoP scheme (RFC 9449 §7.1).
+    const match = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i.exec(authorization);
+    if (!match) throw new MalformedAuthorization('expected "Authorization: Bearer <access token>" (or DPoP)');
+    const proof = req.headers.dpop;
+    return auth.bearer.principal({
+      scheme: match[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer',
+      token: match[2]!,
+      ...(typeof proof === 'string' ? { proof } : {}),
+      method: req.method,
+      url: `${publicOrigin}${req.originalUrl}`,
+    });
   }
   return sessionCaller(req, auth.sessions);
 }

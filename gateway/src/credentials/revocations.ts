@@ -1,12 +1,15 @@
 // The gateway's view of what identity revoked, fed by Redis pub/sub plus the revocation log (read on
 // every (re)subscribe). Session caches are evicted; access tokens, being self-contained JWTs, are
-// checked against the deny state held here on every request (memory only, no round trip).
-import { cutoffNow, decodeRevocation, loadRevocations, REVOCATION_CHANNEL, revokes } from '@simrs/contracts/revocation';
+// checked against the deny state held here on every request (memory only, no round trip). Whether a
+// revocation concerns a token is decided by the one rule in @simrs/contracts/revocation (`revokes`);
+// the revocations are only indexed here (by token id, grant and user) so that a request looks at the
+// few that could concern it.
+import { decodeRevocation, loadRevocations, REVOCATION_CHANNEL, revokes, withCutoff } from '@simrs/contracts/revocation';
 import type { Revocation, TokenFacts } from '@simrs/contracts/revocation';
 import type { Redis } from '@simrs/platform/redis';
 import { log } from '../server/index.ts';
 
-interface UserCutoff {
+interface Kept {
   revocation: Revocation;
   /** Epoch ms after which no token it could concern is still valid. */
   until: number;
@@ -21,9 +24,31 @@ export interface RevocationSink {
 /** As long as an access token can live (identity's ACCESS_TOKEN_TTL_SECONDS is at most 24 h). */
 const KEEP_MS = 24 * 60 * 60 * 1000;
 
+/** Revocations by a key (token id, grant id or user id). */
+class Index {
+  private readonly entries = new Map<string, Kept[]>();
+  add(key: string, kept: Kept): void {
+    const list = this.entries.get(key) ?? [];
+    list.push(kept);
+    this.entries.set(key, list);
+  }
+  concerns(key: string | undefined, token: TokenFacts): boolean {
+    const list = key === undefined ? undefined : this.entries.get(key);
+    return list?.some((k) => revokes(k.revocation, token)) ?? false;
+  }
+  prune(now: number): void {
+    for (const [key, list] of this.entries) {
+      const kept = list.filter((k) => k.until >= now);
+      if (kept.length) this.entries.set(key, kept);
+      else this.entries.delete(key);
+    }
+  }
+}
+
 export class Revocations {
-  private readonly tokenIds = new Map<string, number>();
-  private readonly users = new Map<string, UserCutoff[]>();
+  private readonly byToken = new Index();
+  private readonly byGrant = new Index();
+  private readonly byUser = new Index();
   private readonly sinks: RevocationSink[] = [];
   private subscribed = false;
   /** Bumped by every revocation and reset: a verdict fetched across a bump must not be cached. */
@@ -59,31 +84,24 @@ export class Revocations {
     this.sinks.push(sink);
   }
 
-  apply(revocation: Revocation): void {
+  apply(received: Revocation): void {
     this.generation++;
-    const until = Date.now() + KEEP_MS;
-    for (const id of revocation.tokenIds ?? []) this.tokenIds.set(id, until);
-    if (revocation.userId) {
-      const cutoffs = this.users.get(revocation.userId) ?? [];
-      cutoffs.push({ revocation: { ...revocation, tokenIds: undefined, issuedBefore: revocation.issuedBefore ?? cutoffNow() }, until });
-      this.users.set(revocation.userId, cutoffs);
-    }
-    for (const sink of this.sinks) sink.apply(revocation);
+    // identity always sends a cut-off with a user-wide revocation; one without is read as "until now".
+    const kept = { revocation: withCutoff(received), until: Date.now() + KEEP_MS };
+    for (const id of received.tokenIds ?? []) this.byToken.add(id, kept);
+    for (const id of received.grantIds ?? []) this.byGrant.add(id, kept);
+    if (received.userId) this.byUser.add(received.userId, kept);
+    for (const sink of this.sinks) sink.apply(received);
   }
 
   /** Whether an access token with these claims was revoked. */
   isRevoked(token: TokenFacts): boolean {
-    if (token.jti && this.tokenIds.has(token.jti)) return true;
-    const cutoffs = token.sub ? this.users.get(token.sub) : undefined;
-    return cutoffs?.some((c) => revokes(c.revocation, token)) ?? false;
+    return this.byToken.concerns(token.jti, token) || this.byGrant.concerns(token.grantId, token) || this.byUser.concerns(token.sub, token);
   }
 
   private prune(now = Date.now()): void {
-    for (const [id, until] of this.tokenIds) if (until < now) this.tokenIds.delete(id);
-    for (const [user, cutoffs] of this.users) {
-      const kept = cutoffs.filter((c) => c.until >= now);
-      if (kept.length) this.users.set(user, kept);
-      else this.users.delete(user);
-    }
+    this.byToken.prune(now);
+    this.byGrant.prune(now);
+    this.byUser.prune(now);
   }
 }

@@ -1,6 +1,9 @@
 // Request bodies are read whole, within a size and a time limit, before any upstream connection is
-// taken: bodies over the size limit answer 413, bodies that do not arrive in time 408.
+// taken: bodies over the size limit answer 413, bodies that do not arrive in time 408, and JSON nested
+// deeper than any upstream accepts (in the body or in tRPC's `input` query parameter) 400, here once
+// for every upstream.
 import type { IncomingMessage } from 'node:http';
+import { jsonTooDeep } from '@simrs/platform/json-depth';
 
 export class PayloadTooLarge extends Error {}
 export class BodyTimeout extends Error {}
@@ -31,4 +34,19 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
     });
     req.once('error', fail);
   });
+}
+
+/** Bodies read as JSON upstream: declared JSON, or undeclared (tRPC clients may omit the type). */
+function readAsJson(req: IncomingMessage): boolean {
+  const type = String(req.headers['content-type'] ?? '').toLowerCase();
+  return type === '' || type.includes('json') || type.startsWith('text/plain');
+}
+
+/** Where the request carries JSON nested deeper than the bound: 'body', 'query', or undefined. */
+export function tooDeep(req: IncomingMessage, body: Buffer | null): 'body' | 'query' | undefined {
+  if (body && body.length > 0 && readAsJson(req) && jsonTooDeep(body)) return 'body';
+  const query = (req.url ?? '').split('?')[1];
+  if (query === undefined || !query.includes('input=')) return undefined;
+  for (const value of new URLSearchParams(query).getAll('input')) if (jsonTooDeep(value)) return 'query';
+  return undefined;
 }

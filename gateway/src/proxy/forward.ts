@@ -3,6 +3,7 @@
 // client sent; records gets neither cookie nor token, only the principal signed for the caller.
 import type { Request, RequestHandler } from 'express';
 import { PRINCIPAL_HEADER } from '@simrs/contracts/principal';
+import { config } from '../config.ts';
 import type { Route, UpstreamName } from '../routes/index.ts';
 import { callerOf } from '../server/index.ts';
 import { forwardHeaders, proxy } from './proxy.ts';
@@ -24,6 +25,8 @@ function forwardedFor(req: Request): Record<string, string | undefined> {
   };
 }
 
+const BEARER_CHALLENGE = `Bearer realm="simrs", resource_metadata="${new URL('/.well-known/oauth-protected-resource/api', config.PUBLIC_URL).toString()}"`;
+
 export function forward(route: Route, options: ForwardOptions): RequestHandler {
   const target = options.upstreams[route.upstream];
   const limits = { maxBodyBytes: options.maxBodyBytes, bodyTimeoutMs: options.bodyTimeoutMs };
@@ -39,6 +42,9 @@ export function forward(route: Route, options: ForwardOptions): RequestHandler {
       authorization: undefined,
       [PRINCIPAL_HEADER]: principal,
     });
-    await proxy(target, req, res, headers, limits);
+    // RFC 6750 §3: a request that carried no credentials and is refused gets the Bearer challenge,
+    // naming where the API's resource metadata is (RFC 9728 §5.1).
+    const challenge = principal ? undefined : { 'www-authenticate': BEARER_CHALLENGE };
+    await proxy(target, req, res, headers, limits, challenge);
   };
 }

@@ -4,7 +4,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import { Pool } from 'undici';
 import { log, sendError } from '../server/index.ts';
-import { BodyTimeout, PayloadTooLarge, readBody } from './body.ts';
+import { BodyTimeout, PayloadTooLarge, readBody, tooDeep } from './body.ts';
+import { MAX_JSON_DEPTH } from '@simrs/platform/json-depth';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -58,6 +59,8 @@ export async function proxy(
   res: Response,
   headers: Record<string, string | string[]>,
   limits: { maxBodyBytes: number; bodyTimeoutMs: number },
+  /** Headers added to an upstream 401 (the gateway's challenge for a caller without credentials). */
+  onUnauthorized?: Record<string, string>,
 ): Promise<void> {
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
   if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) return tooLarge(res, limits.maxBodyBytes);
@@ -69,6 +72,8 @@ export async function proxy(
     if (err instanceof BodyTimeout) return sendError(res, 'TIMEOUT', 'the request body did not arrive in time', { connection: 'close' });
     return void res.destroy();
   }
+  const deep = tooDeep(req, body);
+  if (deep) return sendError(res, 'BAD_REQUEST', `JSON in the request ${deep} nests deeper than ${MAX_JSON_DEPTH} levels`);
   if (body) headers['content-length'] = String(body.length);
   try {
     const upstreamRes = await target.pool.request({
@@ -81,6 +86,7 @@ export async function proxy(
     for (const [name, value] of Object.entries(upstreamRes.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
     }
+    if (upstreamRes.statusCode === 401) for (const [name, value] of Object.entries(onUnauthorized ?? {})) res.setHeader(name, value);
     upstreamRes.body.pipe(res);
     upstreamRes.body.on('error', () => res.destroy());
   } catch (err) {

@@ -6,6 +6,7 @@ import { config } from '../config.ts';
 
 export type UpstreamName = 'identity' | 'records';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type ServedMethod = Method | 'HEAD';
 
 export interface Route {
   /** Matched case-sensitively on the request target as sent: `/TRPC/x` is a 404, never a redirect. */
@@ -19,9 +20,15 @@ export interface Route {
   credentials: 'passthrough' | 'principal';
   /**
    * Methods a page on an allow-listed origin may use with credentials (the CORS preflight's answer);
-   * empty: no CORS headers at all. Every method is forwarded: the upstream answers those it does not serve.
+   * empty: no CORS headers at all.
    */
   corsMethods: readonly Method[];
+  /**
+   * The methods the upstream serves under this prefix; any other answers 405 with `Allow` at the gateway
+   * (TRACE, PROPFIND, ... never reach a service that cannot build a request from them). OPTIONS is the
+   * CORS preflight, answered by the gateway on routes with `corsMethods`.
+   */
+  methods: readonly ServedMethod[];
   /**
    * What the path after the prefix names, for the route label of the metrics and the envelope's
    * `data.path`: `procedure` (tRPC: a procedure, or several joined by commas), `prefix` (a path under
@@ -31,18 +38,24 @@ export interface Route {
 }
 
 const API_METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+/** Better Auth's endpoints are GETs and POSTs; tRPC queries are GETs and mutations POSTs. */
+const GET_POST: readonly ServedMethod[] = ['GET', 'POST'];
+const DOCUMENTS: readonly ServedMethod[] = ['GET', 'HEAD'];
+/** The REST routes records declares (services/records/src/pasien/procedures.ts) and its documents. */
+const REST: readonly ServedMethod[] = ['GET', 'HEAD', 'POST', 'PATCH'];
 
 export const routes: readonly Route[] = [
   // Better Auth: sign-in, sessions, the OAuth provider.
-  { prefix: '/api/auth', upstream: 'identity', credentials: 'passthrough', corsMethods: API_METHODS, paths: 'prefix' },
+  { prefix: '/api/auth', upstream: 'identity', credentials: 'passthrough', corsMethods: API_METHODS, methods: GET_POST, paths: 'prefix' },
   // identity's own pages (sign-in, consent, device), same-origin only.
-  { prefix: '/auth', upstream: 'identity', credentials: 'passthrough', corsMethods: [], paths: 'prefix' },
+  { prefix: '/auth', upstream: 'identity', credentials: 'passthrough', corsMethods: [], methods: DOCUMENTS, paths: 'prefix' },
   // OAuth discovery at the site root (RFC 8414 for an issuer with a path, RFC 9728 for the API).
   {
     prefix: '/.well-known/oauth-authorization-server',
     upstream: 'identity',
     credentials: 'passthrough',
     corsMethods: API_METHODS,
+    methods: DOCUMENTS,
     paths: 'exact',
   },
   {
@@ -50,6 +63,7 @@ export const routes: readonly Route[] = [
     upstream: 'identity',
     credentials: 'passthrough',
     corsMethods: API_METHODS,
+    methods: DOCUMENTS,
     paths: 'exact',
   },
   {
@@ -57,11 +71,19 @@ export const routes: readonly Route[] = [
     upstream: 'identity',
     credentials: 'passthrough',
     corsMethods: API_METHODS,
+    methods: DOCUMENTS,
     paths: 'exact',
   },
   // The clinical API: tRPC for the dashboard and playground, REST for integrations.
-  { prefix: '/trpc', upstream: 'records', credentials: 'principal', corsMethods: API_METHODS, paths: 'procedure' },
-  { prefix: config.INTEGRATION_PREFIX, upstream: 'records', credentials: 'principal', corsMethods: API_METHODS, paths: 'prefix' },
+  { prefix: '/trpc', upstream: 'records', credentials: 'principal', corsMethods: API_METHODS, methods: GET_POST, paths: 'procedure' },
+  {
+    prefix: config.INTEGRATION_PREFIX,
+    upstream: 'records',
+    credentials: 'principal',
+    corsMethods: API_METHODS,
+    methods: REST,
+    paths: 'prefix',
+  },
 ];
 
 /** The route a path (without its query) is under, if any: the prefix itself or a path below it. */

@@ -54,6 +54,16 @@ function canonicalPathOnly(prefix: string): RequestHandler {
   return (req, res, next) => (req.originalUrl.startsWith(prefix) ? next() : sendError(res, 'NOT_FOUND', 'no such route'));
 }
 
+/** Methods the route does not serve end here: 405 with `Allow` (preflights go on to CORS). */
+function servedMethods(route: Route): RequestHandler {
+  const allowed = new Set<string>(route.methods);
+  const allow = [...route.methods, ...(route.corsMethods.length > 0 ? ['OPTIONS'] : [])].join(', ');
+  return (req, res, next) => {
+    if (allowed.has(req.method) || (req.method === 'OPTIONS' && route.corsMethods.length > 0)) return next();
+    sendError(res, 'METHOD_NOT_SUPPORTED', `${req.method} is not served here`, { allow });
+  };
+}
+
 export function createApp(deps: GatewayDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -71,6 +81,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   const callerLimit = new CallerRateLimit({ ...limits, name: 'caller', perMinute: config.RATE_LIMIT_PER_MINUTE });
   const forwarding = { upstreams: deps.upstreams, maxBodyBytes: config.MAX_BODY_BYTES, bodyTimeoutMs: config.BODY_TIMEOUT_MS };
   const handlersOf = (route: Route): RequestHandler[] => [
+    servedMethods(route),
     ...(route.corsMethods.length > 0 ? [corsFor(route.corsMethods)] : []),
     ...(route.credentials === 'principal'
       ? [

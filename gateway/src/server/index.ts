@@ -3,5 +3,5 @@
 // them directly), and re-exporting them here would close an import circle.
 export { callerOf, setCaller } from './context.ts';
 export type { Caller } from './context.ts';
-export { sendError } from './errors.ts';
+export { answerClientErrors, sendError } from './errors.ts';
 export { log } from './log.ts';

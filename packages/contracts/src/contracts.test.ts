@@ -3,26 +3,58 @@ import { describe, test } from 'node:test';
 import { ROLES, SESSION_SCOPES, isRole } from './access.ts';
 import { sessionCookieName } from './cookie.ts';
 import { envelope, fhirOutcome, isFhirPath } from './envelope.ts';
-import { defaultAudience, defaultIssuer, JWKS_PATH } from './oauth.ts';
+import { defaultAudience, defaultIssuer, GRANT_CLAIM, ISSUED_AT_MS_CLAIM, JWKS_PATH, tokenFacts } from './oauth.ts';
 import { signPrincipal, verifyPrincipal } from './principal.ts';
-import { cutoffNow, decodeRevocation, encodeRevocation, revokes } from './revocation.ts';
+import { decodeRevocation, encodeRevocation, revokes, withCutoff } from './revocation.ts';
 
 describe('revocation rule', () => {
-  test('by jti, by user before a time, by user and client', () => {
-    const log = [{ tokenIds: ['j1'] }, { userId: 'u1', issuedBefore: 100 }, { userId: 'u2', clientId: 'c1', issuedBefore: 100 }];
+  test('by jti, by grant, by user before a time, by user and client', () => {
+    const log = [
+      { tokenIds: ['j1'] },
+      { grantIds: ['g1'] },
+      { userId: 'u1', issuedBeforeMs: 100_000 },
+      { userId: 'u2', clientId: 'c1', issuedBeforeMs: 100_000 },
+    ];
     const revoked = (token: Parameters<typeof revokes>[1]) => log.some((r) => revokes(r, token));
-    assert.ok(revoked({ jti: 'j1', sub: 'x', iat: 500 }));
-    assert.ok(revoked({ jti: 'j2', sub: 'u1', iat: 99 }));
-    assert.ok(!revoked({ jti: 'j2', sub: 'u1', iat: 100 }), 'issued at or after the cutoff');
-    assert.ok(revoked({ sub: 'u2', clientId: 'c1', iat: 50 }));
-    assert.ok(!revoked({ sub: 'u2', clientId: 'c2', iat: 50 }), 'another client of the same user');
-    assert.ok(!revoked({ sub: 'u3', iat: 1 }), 'another user');
+    assert.ok(revoked({ jti: 'j1', sub: 'x', issuedAtMs: 500_000 }));
+    assert.ok(revoked({ jti: 'j2', sub: 'x', grantId: 'g1', issuedAtMs: 500_000 }), 'every token of a revoked grant');
+    assert.ok(!revoked({ jti: 'j2', sub: 'x', grantId: 'g2', issuedAtMs: 1 }), 'another grant of the same user and client');
+    assert.ok(revoked({ jti: 'j2', sub: 'u1', issuedAtMs: 99_999 }));
+    assert.ok(revoked({ sub: 'u2', clientId: 'c1', issuedAtMs: 50 }));
+    assert.ok(!revoked({ sub: 'u2', clientId: 'c2', issuedAtMs: 50 }), 'another client of the same user');
+    assert.ok(!revoked({ sub: 'u3', issuedAtMs: 1 }), 'another user');
+  });
+
+  test('the boundary: a token issued in the millisecond of the cut-off is accepted, one a millisecond before is refused', () => {
+    // A cut-off in the middle of a second: second-precision rules (iat < ceil(cutoff / 1000)) would
+    // refuse a token issued 1 ms after it for its whole life.
+    const cutoff = 1_700_000_000_500;
+    const revocation = withCutoff({ userId: 'u1', clientId: 'c1' }, cutoff);
+    assert.equal(revocation.issuedBeforeMs, cutoff);
+    const token = (issuedAtMs: number) => ({ sub: 'u1', clientId: 'c1', issuedAtMs });
+    assert.ok(!revokes(revocation, token(cutoff)), 'same millisecond: issued after the revocation');
+    assert.ok(!revokes(revocation, token(cutoff + 1)));
+    assert.ok(revokes(revocation, token(cutoff - 1)), 'a millisecond before: revoked');
+    assert.ok(revokes(revocation, token(cutoff - 500)), 'earlier in the same second: revoked');
+  });
+
+  test("the facts are read from a token's claims, with milliseconds when identity stamped them", () => {
+    const facts = tokenFacts({
+      jti: 'j',
+      sub: 'u',
+      azp: 'c',
+      iat: 1_700_000_000,
+      [GRANT_CLAIM]: 'g',
+      [ISSUED_AT_MS_CLAIM]: 1_700_000_000_123,
+    });
+    assert.deepEqual(facts, { jti: 'j', sub: 'u', clientId: 'c', grantId: 'g', issuedAtMs: 1_700_000_000_123 });
+    assert.equal(tokenFacts({ sub: 'u', iat: 1_700_000_000 }).issuedAtMs, 1_700_000_000_000, 'a token without it: iat in ms');
   });
 
   test('a revocation survives its wire form; garbage is ignored', () => {
-    const r = { userId: 'u1', clientId: 'c1', issuedBefore: cutoffNow(1_700_000_000_500), sessionIds: ['s1'] };
+    const r = { userId: 'u1', clientId: 'c1', issuedBeforeMs: 1_700_000_000_500, sessionIds: ['s1'], grantIds: ['g1'] };
     assert.deepEqual(decodeRevocation(encodeRevocation(r)), r);
-    assert.equal(r.issuedBefore, 1_700_000_001);
+    assert.deepEqual(withCutoff({ grantIds: ['g1'] }, 5), { grantIds: ['g1'] }, 'a grant revocation needs no time');
     assert.equal(decodeRevocation('{not json'), undefined);
     assert.equal(decodeRevocation('{"userId":5}'), undefined);
   });

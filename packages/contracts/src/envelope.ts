@@ -74,3 +74,44 @@ export function fhirOutcome(
     ],
   };
 }
+
+/**
+ * The OAuth 2.0 / OIDC endpoints (the provider under /api/auth/oauth2 and /api/auth/device, and the
+ * discovery documents): their errors are RFC 6749's `{error, error_description}`, which OAuth clients
+ * read. Every other path answers the envelope above.
+ */
+export function isOAuthPath(path: string): boolean {
+  return /^\/api\/auth\/(oauth2|device)(\/|$)/.test(path) || path.startsWith('/.well-known/') || path.startsWith('/api/auth/.well-known/');
+}
+
+export interface OAuthErrorBody {
+  error: string;
+  error_description: string;
+}
+
+/** RFC 6749 §5.2's error code for an answer of `code`'s status. */
+export function oauthError(code: ErrorCode, message: string): OAuthErrorBody {
+  const status = HTTP_STATUS[code];
+  const error =
+    status === 401
+      ? 'invalid_client'
+      : status === 503 || status === 429
+        ? 'temporarily_unavailable'
+        : status >= 500
+          ? 'server_error'
+          : 'invalid_request';
+  return { error, error_description: message };
+}
+
+/** The error body documented for `path`: RFC 6749's on the OAuth endpoints, the envelope elsewhere. */
+export function errorBodyFor(code: ErrorCode, message: string, path: string): ErrorEnvelope | OAuthErrorBody {
+  return isOAuthPath(path) ? oauthError(code, message) : envelope(code, message, path);
+}
+
+/** The envelope's code name for an HTTP status (the first code that stands for it). */
+export function codeForStatus(status: number): ErrorCode {
+  if (status === 400) return 'BAD_REQUEST'; // PARSE_ERROR is a 400 too, but only for JSON that does not parse
+  const found = (Object.keys(HTTP_STATUS) as ErrorCode[]).find((c) => HTTP_STATUS[c] === status);
+  if (found) return found;
+  return status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST';
+}

@@ -1,3 +1,5 @@
+import type { TokenFacts } from './revocation.ts';
+
 // What identity (the OAuth provider) and the gateway (the resource server) must agree on: where the
 // provider lives, the API's resource identifier (the audience of access tokens), where its signing keys
 // are published, the scopes and the custom claims. The SMART scopes and what every scope allows are in
@@ -25,3 +27,20 @@ export const TENANT_CLAIM = 'https://simrs.id/tenant';
 export const ROLE_CLAIM = 'https://simrs.id/role';
 /** The SMART launch context's patient (a FHIR Patient id), when the token has one. */
 export const PATIENT_CLAIM = 'https://simrs.id/patient';
+/** The OAuth grant an access token belongs to (one authorization code or device code and every refresh after it): what revoking that grant names. */
+export const GRANT_CLAIM = 'https://simrs.id/grant';
+/** When identity issued the access token, in epoch milliseconds: what a user-wide revocation's cut-off is compared with. */
+export const ISSUED_AT_MS_CLAIM = 'https://simrs.id/iat_ms';
+
+/** The facts a revocation is matched against, read from an access token's (verified) payload. */
+export function tokenFacts(payload: Record<string, unknown>): TokenFacts {
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const ms = payload[ISSUED_AT_MS_CLAIM];
+  return {
+    jti: text(payload.jti),
+    sub: text(payload.sub),
+    clientId: text(payload.azp) ?? text(payload.client_id),
+    grantId: text(payload[GRANT_CLAIM]),
+    issuedAtMs: typeof ms === 'number' ? ms : typeof payload.iat === 'number' ? payload.iat * 1000 : undefined,
+  };
+}

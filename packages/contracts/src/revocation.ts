@@ -1,8 +1,18 @@
 // How identity tells the gateway that credentials ended: sessions (sign-out, revoke-other-sessions),
-// users (deactivation, role change), OAuth grants (token revocation, refresh-token reuse). Ids only,
-// never tokens or e-mail addresses. Each revocation is PUBLISHed for the gateways listening now and
-// kept in a sorted set for as long as an access token can live, so that a gateway that (re)connects
-// later still refuses what was revoked. While its subscription is down a gateway trusts no cache.
+// users (deactivation, role change), OAuth grants (token revocation, refresh-token reuse, a replayed
+// authorization code). Ids only, never tokens or e-mail addresses. Each revocation is PUBLISHed for the
+// gateways listening now and kept in a sorted set for as long as an access token can live, so that a
+// gateway that (re)connects later still refuses what was revoked. While its subscription is down a
+// gateway trusts no cache.
+//
+// Why a revocation can never kill a token issued after it:
+// - an OAuth grant is named by an identifier carried in each of its access tokens (GRANT_CLAIM): a
+//   revoked grant issues nothing more (its code is spent, its refresh tokens deleted), so "every token
+//   of grant G" never reaches a later grant, whatever the clocks say;
+// - a single access token is named by its `jti`;
+// - only user-wide revocations (deactivation, role change) need a time: tokens carry identity's issue
+//   time in milliseconds (ISSUED_AT_MS_CLAIM) and the cut-off is identity's clock in milliseconds when
+//   it published. A token stamped in the very millisecond of the cut-off is not concerned.
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
@@ -12,28 +22,27 @@ const REVOCATION_LOG = 'simrs:revocations:log';
 export const revocationSchema = z.object({
   /** Browser sessions that ended. */
   sessionIds: z.array(z.string()).optional(),
-  /** Every credential of this user (optionally only those of `clientId`) issued before `issuedBefore`. */
+  /** OAuth grants that ended (RFC 7009 §2.1: the refresh token's grant; a reused refresh token's family; a replayed code's grant). */
+  grantIds: z.array(z.string()).optional(),
+  /** Every credential of this user (optionally only those of `clientId`) issued before `issuedBeforeMs`. */
   userId: z.string().optional(),
   clientId: z.string().optional(),
-  /** Epoch seconds; defaults to the time of publication. */
-  issuedBefore: z.number().optional(),
+  /** Epoch milliseconds on identity's clock; defaults to the time of publication. */
+  issuedBeforeMs: z.number().optional(),
   /** `jti` of access tokens revoked one by one (RFC 7009). */
   tokenIds: z.array(z.string()).optional(),
 });
 export type Revocation = z.infer<typeof revocationSchema>;
 
-/** What a revocation is matched against: an access token's claims (or a refresh token's owner). */
+/** What a revocation is matched against: an access token's claims. */
 export interface TokenFacts {
   jti?: string;
   sub?: string;
   clientId?: string;
-  /** Epoch seconds, as in the `iat` claim. */
-  iat?: number;
-}
-
-/** The current time as a revocation cut-off: a credential issued before this second is concerned. */
-export function cutoffNow(now = Date.now()): number {
-  return Math.ceil(now / 1000);
+  /** The grant the token belongs to (GRANT_CLAIM). */
+  grantId?: string;
+  /** Epoch ms when identity issued it (ISSUED_AT_MS_CLAIM; for a token without it, `iat` × 1000). */
+  issuedAtMs?: number;
 }
 
 /**
@@ -42,9 +51,11 @@ export function cutoffNow(now = Date.now()): number {
  */
 export function revokes(revocation: Revocation, token: TokenFacts): boolean {
   if (token.jti !== undefined && revocation.tokenIds?.includes(token.jti)) return true;
+  if (token.grantId !== undefined && revocation.grantIds?.includes(token.grantId)) return true;
   if (revocation.userId === undefined || revocation.userId !== token.sub) return false;
   if (revocation.clientId && revocation.clientId !== token.clientId) return false;
-  return (token.iat ?? 0) < (revocation.issuedBefore ?? Number.POSITIVE_INFINITY);
+  // Strictly before: at the same millisecond (or later) the token was issued after the revocation.
+  return (token.issuedAtMs ?? 0) < (revocation.issuedBeforeMs ?? Number.POSITIVE_INFINITY);
 }
 
 export function encodeRevocation(revocation: Revocation): string {
@@ -60,10 +71,15 @@ export function decodeRevocation(message: string): Revocation | undefined {
   }
 }
 
+/** A user-wide revocation without a cut-off gets the time it is published; the others need none. */
+export function withCutoff(revocation: Revocation, now = Date.now()): Revocation {
+  return revocation.userId !== undefined && revocation.issuedBeforeMs === undefined ? { ...revocation, issuedBeforeMs: now } : revocation;
+}
+
 /** Publishes a revocation and keeps it for `keepSeconds` (the longest access-token lifetime). */
 export async function publishRevocation(redis: Redis, revocation: Revocation, keepSeconds = 3600): Promise<void> {
   const now = Date.now();
-  const message = encodeRevocation({ issuedBefore: cutoffNow(now), ...revocation });
+  const message = encodeRevocation(withCutoff(revocation, now));
   await redis
     .multi()
     .zadd(REVOCATION_LOG, now + keepSeconds * 1000, `${now}:${Math.random().toString(36).slice(2)}:${message}`)

@@ -19,6 +19,10 @@ export function createPool(connectionString: string, options: pg.PoolConfig = {}
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => {});
+  // Nor a checked-out one: pg emits 'error' on a client in use when its connection dies (Postgres
+  // killed mid-transaction), and an 'error' event without a listener ends the process. The query in
+  // flight rejects with the same error, which the caller answers as 503.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 

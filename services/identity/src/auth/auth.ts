@@ -17,7 +17,7 @@ import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
 import type { Keys } from '../keys/index.ts';
 import type { Mailer } from '../mail/index.ts';
-import { cachedKeySet, createOAuth } from '../oauth/index.ts';
+import { cachedKeySet, createOAuth, SIGNING_KEY_CONFIGS } from '../oauth/index.ts';
 import type { OAuthClients, RegistrationTokens } from '../oauth/index.ts';
 import { passkeyPlugin } from '../passkeys/index.ts';
 import type { IdentityStorage, Revocations } from '../sessions/index.ts';
@@ -42,9 +42,13 @@ export interface AuthDeps {
 }
 
 export const keySet = cachedKeySet();
-/** EdDSA signing keys; the JWKS at /api/auth/jwks. Also used to rotate keys (oauth/signing-keys.ts). */
+/**
+ * Signing keys, one per algorithm (RS256 signs access tokens and ID tokens by default; EdDSA and ES256
+ * sign the ID tokens of clients that chose them); the JWKS at /api/auth/jwks. Also used to rotate keys
+ * (oauth/signing-keys.ts).
+ */
 export const JWT_OPTIONS: JwtOptions = {
-  jwks: { keyPairConfig: { alg: 'EdDSA', crv: 'Ed25519' } },
+  jwks: { ...SIGNING_KEY_CONFIGS, keyPairConfigs: [...SIGNING_KEY_CONFIGS.keyPairConfigs] },
   adapter: keySet,
   disableSettingJwtHeader: true,
 };
@@ -149,6 +153,7 @@ export function authOptions(deps: AuthDeps) {
       simrsPlugin(deps),
       accountPlugin({ admin: deps.admin }),
       oauth.plugin,
+      oauth.parPlugin,
     ],
   } satisfies BetterAuthOptions;
 }

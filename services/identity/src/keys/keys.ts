@@ -13,6 +13,8 @@ export interface Keys {
   magicLink: Buffer;
   /** Keyed hash of OAuth authorization codes, refresh tokens and device codes before they are stored. */
   oauthToken: Buffer;
+  /** AES-256-GCM key for mails waiting in the outbox (they hold codes, links and addresses). */
+  mailOutbox: Buffer;
 }
 
 function derive(secret: string, label: string): Buffer {
@@ -30,6 +32,7 @@ export function deriveKeys(authSecret: string, redisKeySecret?: string): Keys {
     otp: derive(authSecret, 'otp/v1'),
     magicLink: derive(authSecret, 'magic-link/v1'),
     oauthToken: derive(authSecret, 'oauth-token/v1'),
+    mailOutbox: derive(authSecret, 'mail-outbox/v1'),
   };
 }
 

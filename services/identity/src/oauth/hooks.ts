@@ -1,20 +1,29 @@
 // SIMRS's rules on the OAuth provider's endpoints, as Better Auth hooks: registration by an initial
 // access token or a tenant administrator's session, exact redirect URIs and the API as the default
 // resource, consent and device approval only within the client's tenant (device lookups rate limited),
-// device codes swapped for their keyed hash, refresh-token reuse ending the family, RFC 7009 revocation
-// reaching the gateway, and introspection and userinfo knowing what was revoked.
+// device codes swapped for their keyed hash, client authentication before any grant is looked up,
+// refresh-token reuse and a replayed code ending their grant (oauth/grants.ts), RFC 7009 revocation of
+// the grant reaching the gateway, ID tokens in the client's algorithm (oauth/id-tokens.ts), RP-initiated
+// logout to registered URIs only (oauth/logout.ts), and introspection and userinfo knowing what was revoked.
 import type { BetterAuthPlugin } from 'better-auth';
 import { APIError, createAuthMiddleware, getSessionFromCtx } from 'better-auth/api';
 import { verifyJWT } from 'better-auth/plugins';
+import type { JwtOptions } from 'better-auth/plugins';
 import { getOAuthProviderApi } from '@better-auth/oauth-provider';
 import type { OAuthOptions, Scope } from '@better-auth/oauth-provider';
 import type { Logger } from '@simrs/platform/logger';
+import { tokenFacts } from '@simrs/contracts/oauth';
 import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
 import type { Keys } from '../keys/index.ts';
-import type { Revocations } from '../sessions/index.ts';
+import type { IdentityStorage, Revocations } from '../sessions/index.ts';
 import { clientIp, limited } from '../signin/index.ts';
 import type { Ctx, Limits } from '../signin/index.ts';
+import type { Grants } from './grants.ts';
+import { idTokenAlgMetadata, requestedIdTokenAlg, resignIdToken } from './id-tokens.ts';
+import { logoutHooks } from './logout.ts';
+import { parMetadata, requestedParRequirement } from './par.ts';
+import type { Par } from './par.ts';
 import type { OAuthClients } from './oauth-clients.ts';
 import { CLIENT_BASE_SCOPES, grantAllows, TOKEN_PREFIX } from './registration-tokens.ts';
 import type { RegistrationGrant, RegistrationTokens } from './registration-tokens.ts';
@@ -27,6 +36,7 @@ export interface OAuthDeps {
   directory: Directory;
   limits: Limits;
   revocations: Revocations;
+  storage: IdentityStorage;
   registrationTokens: RegistrationTokens;
   oauthClients: OAuthClients;
   log: Logger;
@@ -38,6 +48,8 @@ export interface OAuthState {
   registrations: Handover<RegistrationGrant>;
   /** Device codes as handed to the device (raw), by the keyed hash that is stored. */
   deviceCodes: Handover<string>;
+  grants: Grants;
+  par: Par;
 }
 
 const returnedError = (ctx: Ctx) => {
@@ -46,7 +58,7 @@ const returnedError = (ctx: Ctx) => {
 };
 
 /** The oauth-provider plugin's resolved options (its defaults applied), for its server-side API. */
-function providerOptions(ctx: Ctx): OAuthOptions<Scope[]> {
+export function providerOptions(ctx: Ctx): OAuthOptions<Scope[]> {
   const plugin = (ctx.context as unknown as { getPlugin(id: string): { options?: OAuthOptions<Scope[]> } | undefined }).getPlugin(
     'oauth-provider',
   );
@@ -61,9 +73,25 @@ async function findDeviceCode(ctx: Ctx, userCode: string): Promise<Record<string
   return ctx.context.adapter.findOne<Record<string, unknown>>({ model: 'deviceCode', where: [{ field: 'userCode', value: normalized }] });
 }
 
+/**
+ * Client metadata for what SIMRS does not offer is refused rather than silently ignored: private_key_jwt
+ * and back-channel logout (not advertised in discovery either); and an ID token algorithm identity has
+ * no key for.
+ */
+function refuseUnofferedMetadata(body: unknown): void {
+  if (!isPlainObject(body)) return;
+  const refuse = (what: string) => {
+    throw oauthError('BAD_REQUEST', 'invalid_client_metadata', `${what} is not supported`);
+  };
+  if (body.token_endpoint_auth_method === 'private_key_jwt') refuse('private_key_jwt');
+  if (body.backchannel_logout_uri !== undefined) refuse('back-channel logout');
+  requestedIdTokenAlg(body);
+  requestedParRequirement(body);
+}
+
 export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
   const { config, keys, registrationTokens, oauthClients, revocations, log } = deps;
-  const { registrations, deviceCodes } = state;
+  const { registrations, deviceCodes, grants, par } = state;
   const audience = config.API_AUDIENCE;
   const issuer = `${config.PUBLIC_URL}/api/auth`;
 
@@ -74,10 +102,16 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
       const user = session.user as Record<string, unknown>;
       if (user.role !== 'tenant_admin' || user.active !== true)
         throw oauthError('FORBIDDEN', 'access_denied', 'Only a tenant administrator may register OAuth clients.');
+      refuseUnofferedMetadata(ctx.body);
       return;
     }
     const token = bearer(ctx.headers);
-    if (!token) return; // the endpoint answers 401
+    // RFC 7591 §3.2.2 / RFC 6750 §3: a refusal names its error.
+    if (!token)
+      throw oauthError('UNAUTHORIZED', 'invalid_token', 'An initial access token (or a tenant administrator session) is required.', {
+        'WWW-Authenticate': 'Bearer realm="simrs"',
+      });
+    refuseUnofferedMetadata(ctx.body);
     const grant = token.startsWith(TOKEN_PREFIX) ? await registrationTokens.consume(token) : undefined;
     if (!grant)
       throw oauthError('UNAUTHORIZED', 'invalid_token', 'Invalid initial access token', {
@@ -109,28 +143,33 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
     const body = isPlainObject(ctx.body) ? ctx.body : {};
     const requested = typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [];
     const scopes = requested.length ? [...new Set(requested)] : grant ? grant.scopes : [...CLIENT_BASE_SCOPES];
-    await oauthClients.completeRegistration(created.client_id, scopes);
+    const idTokenAlg = requestedIdTokenAlg(body);
+    const parRequired = requestedParRequirement(body);
+    const extra = { ...(idTokenAlg ? idTokenAlgMetadata(idTokenAlg) : {}), ...(parRequired !== undefined ? parMetadata(parRequired) : {}) };
+    await oauthClients.completeRegistration(created.client_id, scopes, extra);
     log.info(
       { clientId: created.client_id, tenantId: created.reference_id ?? grant?.tenantId, scopes, by: grant ? 'token' : 'session' },
       'oauth client registered',
     );
-    return ctx.json({ ...created, scope: scopes.join(' ') }, { status: 201 });
+    return ctx.json({ ...created, scope: scopes.join(' '), ...extra }, { status: 201 });
   }
 
   /** Exact redirect URIs, PKCE with S256, and the API as the resource when none is named. */
   async function beforeAuthorize(ctx: Ctx): Promise<void> {
     const params = (ctx.method === 'POST' ? ctx.body : ctx.query) as Record<string, unknown> | undefined;
     if (!isPlainObject(params) || typeof params.client_id !== 'string') return;
-    if (params.request_uri !== undefined) return; // not supported: the endpoint refuses it
-    if (typeof params.redirect_uri === 'string') {
-      const client = await oauthClients.find(params.client_id);
-      if (client && !client.redirectUris.includes(params.redirect_uri)) {
-        const url = new URL(`${issuer}/error`);
-        url.searchParams.set('error', 'invalid_redirect');
-        url.searchParams.set('error_description', 'redirect_uri does not match a registered redirect URI exactly');
-        throw ctx.redirect(url.toString());
-      }
-    }
+    const refuse = (error: string, description: string) => {
+      const url = new URL(`${issuer}/error`);
+      url.searchParams.set('error', error);
+      url.searchParams.set('error_description', description);
+      return ctx.redirect(url.toString());
+    };
+    const client = await oauthClients.find(params.client_id);
+    // RFC 9126: a request_uri stands for the request pushed before; some clients must push theirs.
+    const pushed = await par.expand(params, client?.requiresPar === true);
+    if (!pushed.ok) throw refuse('invalid_request', pushed.description);
+    if (typeof params.redirect_uri === 'string' && client && !client.redirectUris.includes(params.redirect_uri))
+      throw refuse('invalid_redirect', 'redirect_uri does not match a registered redirect URI exactly');
     if (params.resource === undefined || params.resource === '') params.resource = audience;
   }
 
@@ -187,24 +226,47 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
       throw oauthError('FORBIDDEN', 'access_denied', 'This application belongs to another hospital.');
   }
 
-  /** Reusing a rotated (or revoked) refresh token ends its family; the gateway hears it too. */
+  /**
+   * Client authentication first (RFC 6749 §5.2): a wrong secret is invalid_client whether or not the
+   * code or refresh token exists, so nobody without the secret can test tokens. Then a replayed code
+   * and a reused refresh token end their grant (and only it) before Better Auth answers invalid_grant.
+   */
   async function beforeToken(ctx: Ctx): Promise<void> {
     const body = ctx.body as Record<string, unknown> | undefined;
     if (!isPlainObject(body)) return;
-    if (body.grant_type === DEVICE_CODE_GRANT && typeof body.device_code === 'string') {
+    if (body.grant_type === DEVICE_CODE_GRANT && typeof body.device_code === 'string')
       body.device_code = hashOAuthToken(keys, body.device_code, 'device_code');
-      return;
+    const { client } = await getOAuthProviderApi(ctx, providerOptions(ctx)).authenticateClient({ requireCredentials: false });
+    if (body.grant_type === 'authorization_code' && typeof body.code === 'string') {
+      if (await grants.revokeIfReplayed(ctx, body.code))
+        log.warn({ clientId: client.clientId }, 'authorization code replayed: its grant is revoked');
+      await grants.refuseWrongVerifier(ctx, body.code, body.code_verifier);
+      return; // Better Auth refuses a spent code and deletes the refresh tokens it issued
     }
     if (body.grant_type !== 'refresh_token' || typeof body.refresh_token !== 'string') return;
-    const row = await ctx.context.adapter.findOne<{ revoked?: Date | null; userId: string; clientId?: string }>({
-      model: 'oauthRefreshToken',
-      where: [{ field: 'token', value: hashOAuthToken(keys, body.refresh_token, 'refresh_token') }],
-    });
-    if (!row?.revoked || !row.clientId) return;
-    const { client } = await getOAuthProviderApi(ctx, providerOptions(ctx)).authenticateClient({ requireCredentials: false });
-    if (client.clientId !== row.clientId) return;
-    log.warn({ clientId: row.clientId, userId: row.userId }, 'refresh token reused: the grant family is revoked');
-    await revocations.publish({ userId: row.userId, clientId: row.clientId });
+    const row = await grants.findRefresh(ctx, body.refresh_token);
+    if (!row?.revoked || row.clientId !== client.clientId) return;
+    log.warn({ clientId: row.clientId, userId: row.userId }, 'refresh token reused: its grant is revoked');
+    await grants.endGrant(ctx, row);
+    throw oauthError('BAD_REQUEST', 'invalid_grant', 'invalid refresh token');
+  }
+
+  /** Tokens issued: their grant is remembered, and the ID token signed in the client's algorithm. */
+  async function afterToken(ctx: Ctx) {
+    const answer = returnedError(ctx);
+    if (!answer || typeof answer.access_token !== 'string') return;
+    await grants.afterIssued(ctx, typeof answer.refresh_token === 'string' ? answer.refresh_token : undefined);
+    if (typeof answer.id_token !== 'string') return;
+    // The ID token's audience is the client it was issued to.
+    const audience = decodePayload(answer.id_token)?.aud;
+    const client = typeof audience === 'string' ? await oauthClients.find(audience) : undefined;
+    const alg = client?.idTokenAlg ?? 'RS256';
+    if (alg === 'RS256') return;
+    const jwtOptions = (ctx.context as unknown as { getPlugin(id: string): { options?: JwtOptions } | undefined }).getPlugin(
+      'jwt',
+    )?.options;
+    const idToken = await resignIdToken(ctx as never, jwtOptions, answer.id_token, answer.access_token, alg);
+    return ctx.json({ ...answer, id_token: idToken });
   }
 
   /**
@@ -227,29 +289,21 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
       return ctx.json(null);
     }
     if (body.token_type_hint === 'access_token') return;
-    const row = await ctx.context.adapter.findOne<{ userId: string; clientId?: string; revoked?: Date | null }>({
-      model: 'oauthRefreshToken',
-      where: [{ field: 'token', value: hashOAuthToken(keys, token, 'refresh_token') }],
-    });
+    const row = await grants.findRefresh(ctx, token);
     if (!row) return ctx.json(null); // RFC 7009 §2.2: an unknown token is not an error
     // Revoking it again changes nothing: publishing again would only grow every gateway's deny list.
     if (row.revoked) return ctx.json(null);
     if (row.clientId === client.clientId) {
-      await revocations.publish({ userId: row.userId, clientId: row.clientId });
+      // RFC 7009 §2.1: the tokens of this grant end, not those of the user's other grants.
+      await grants.revokeGrantOf(row);
       log.info({ clientId: client.clientId }, 'refresh token revoked');
     }
   }
 
   /** Introspection and userinfo also know what identity revoked and who was deactivated. */
   async function stillValid(payload: Record<string, unknown>): Promise<boolean> {
-    const sub = typeof payload.sub === 'string' ? payload.sub : undefined;
-    const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.client_id === 'string' ? payload.client_id : undefined;
-    const claims = {
-      jti: typeof payload.jti === 'string' ? payload.jti : undefined,
-      sub,
-      clientId,
-      iat: typeof payload.iat === 'number' ? payload.iat : undefined,
-    };
+    const claims = tokenFacts(payload);
+    const sub = claims.sub;
     if (await revocations.isRevoked(claims)) return false;
     const user = sub ? await deps.directory.findUserById(sub) : undefined;
     return user?.active === true;
@@ -262,7 +316,8 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
   }
 
   async function beforeUserInfo(ctx: Ctx): Promise<void> {
-    const token = bearer(ctx.headers);
+    // Bearer or DPoP (RFC 9449 §7.1): Better Auth checks the proof; the revocation check is SIMRS's.
+    const token = bearer(ctx.headers, ['Bearer', 'DPoP']);
     if (!token || token.split('.').length !== 3) return;
     const payload = decodePayload(token);
     if (payload && !(await stillValid(payload)))
@@ -272,6 +327,7 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
   }
 
   const matches = (path: string) => (ctx: { path?: string }) => ctx.path === path;
+  const logout = logoutHooks(oauthClients);
 
   return {
     id: 'simrs-oauth',
@@ -283,6 +339,7 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
         { matcher: matches('/oauth2/token'), handler: createAuthMiddleware(beforeToken) },
         { matcher: matches('/oauth2/revoke'), handler: createAuthMiddleware(beforeRevoke) },
         { matcher: matches('/oauth2/userinfo'), handler: createAuthMiddleware(beforeUserInfo) },
+        ...logout.before,
         {
           matcher: (ctx) => ctx.path === '/device' || ctx.path === '/device/approve' || ctx.path === '/device/deny',
           handler: createAuthMiddleware(beforeDeviceVerification),
@@ -291,7 +348,10 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
           // The device code endpoint normally names the API; a request that does not gets it.
           matcher: matches('/device/code'),
           handler: createAuthMiddleware(async (ctx) => {
-            if (isPlainObject(ctx.body) && (ctx.body.resource === undefined || ctx.body.resource === '')) ctx.body.resource = audience;
+            // Better Auth's validator would describe a missing body in its own words.
+            if (!isPlainObject(ctx.body) || typeof ctx.body.client_id !== 'string' || !ctx.body.client_id)
+              throw oauthError('BAD_REQUEST', 'invalid_request', 'client_id is required');
+            if (ctx.body.resource === undefined || ctx.body.resource === '') ctx.body.resource = audience;
           }),
         },
       ],
@@ -299,6 +359,8 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
         { matcher: matches('/oauth2/register'), handler: createAuthMiddleware(afterRegister) },
         { matcher: matches('/device/code'), handler: createAuthMiddleware(afterDeviceCode) },
         { matcher: matches('/oauth2/introspect'), handler: createAuthMiddleware(afterIntrospect) },
+        { matcher: matches('/oauth2/token'), handler: createAuthMiddleware(afterToken) },
+        ...logout.after,
       ],
     },
   } satisfies BetterAuthPlugin;

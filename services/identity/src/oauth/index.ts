@@ -6,4 +6,7 @@ export type { OAuthClientInfo, OAuthClients } from './oauth-clients.ts';
 export { createOAuth } from './provider.ts';
 export { createRegistrationTokens } from './registration-tokens.ts';
 export type { IssuedRegistrationToken, RegistrationTokens } from './registration-tokens.ts';
-export { cachedKeySet, rotateSigningKey } from './signing-keys.ts';
+export { cachedKeySet, ensureSigningKeys, rotateSigningKey } from './signing-keys.ts';
+export { withCorrectDiscovery } from './discovery.ts';
+export { SIGNING_KEY_CONFIGS } from './id-tokens.ts';
+export { reserveDpopProofsInRedis } from './dpop.ts';

@@ -2,6 +2,9 @@
 // Postgres): a client's name, tenant and scopes for the consent and device pages, a tenant's clients
 // for its administrators, and ending every grant of a user who is deactivated.
 import type { Pool } from '@simrs/platform/db';
+import { idTokenAlgOf } from './id-tokens.ts';
+import type { IdTokenAlg } from './id-tokens.ts';
+import { requiresPar } from './par.ts';
 
 export interface OAuthClientInfo {
   clientId: string;
@@ -10,13 +13,18 @@ export interface OAuthClientInfo {
   tenantId: string | null;
   scopes: string[];
   redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  /** Registered with require_pushed_authorization_requests (RFC 9126 §6). */
+  requiresPar: boolean;
+  /** The algorithm of its ID tokens (id_token_signed_response_alg; RS256 unless it chose another). */
+  idTokenAlg: IdTokenAlg;
   grantTypes: string[];
   public: boolean;
   disabled: boolean;
   createdAt: Date | null;
 }
 
-const COLUMNS = `"clientId", name, "referenceId", scopes, "redirectUris", "grantTypes", "tokenEndpointAuthMethod", disabled, "createdAt"`;
+const COLUMNS = `"clientId", name, "referenceId", scopes, "redirectUris", "postLogoutRedirectUris", metadata, "grantTypes", "tokenEndpointAuthMethod", disabled, "createdAt"`;
 
 interface Row {
   clientId: string;
@@ -24,6 +32,8 @@ interface Row {
   referenceId: string | null;
   scopes: unknown;
   redirectUris: unknown;
+  postLogoutRedirectUris: unknown;
+  metadata: unknown;
   grantTypes: unknown;
   tokenEndpointAuthMethod: string | null;
   disabled: boolean | null;
@@ -42,6 +52,9 @@ function toInfo(row: Row): OAuthClientInfo {
     tenantId: row.referenceId,
     scopes: strings(row.scopes),
     redirectUris: strings(row.redirectUris),
+    postLogoutRedirectUris: strings(row.postLogoutRedirectUris),
+    requiresPar: requiresPar(row.metadata),
+    idTokenAlg: idTokenAlgOf(row.metadata),
     grantTypes: strings(row.grantTypes),
     public: row.tokenEndpointAuthMethod === 'none',
     disabled: row.disabled === true,
@@ -63,11 +76,16 @@ export function createOAuthClients(pool: Pool) {
       return rows.map(toInfo);
     },
 
-    /** What SIMRS decides for a client it just registered: its scopes, and that it may end the sessions it started (RP-initiated logout). */
-    async completeRegistration(clientId: string, scopes: string[]): Promise<void> {
+    /**
+     * What SIMRS decides for a client it just registered: its scopes, that it may end the sessions it
+     * started (RP-initiated logout), and what it chose of what SIMRS adds to the registration metadata
+     * (its ID token algorithm, PAR required), kept in the client's metadata.
+     */
+    async completeRegistration(clientId: string, scopes: string[], metadata: Record<string, unknown>): Promise<void> {
       await pool.query(
-        `update "oauthClient" set scopes = $2::jsonb, "enableEndSession" = true, "updatedAt" = now() where "clientId" = $1`,
-        [clientId, JSON.stringify(scopes)],
+        `update "oauthClient" set scopes = $2::jsonb, "enableEndSession" = true,
+           metadata = coalesce(metadata, '{}'::jsonb) || $3::jsonb, "updatedAt" = now() where "clientId" = $1`,
+        [clientId, JSON.stringify(scopes), JSON.stringify(metadata)],
       );
     },
 

@@ -8,14 +8,17 @@
 // - redirect URIs match exactly (no loopback port leeway), PKCE S256 for every client;
 // - authorization codes, refresh tokens and device codes are stored as keyed hashes;
 // - revocation reaches the gateway: RFC 7009 on an access token publishes its jti, on a refresh token
-//   (and on refresh-token reuse, which ends the family) a cutoff for that user and client;
+//   (and on refresh-token reuse or a replayed code) its grant, named in every access token (grants.ts);
+// - ID tokens in RS256 unless the client registered another algorithm (id-tokens.ts);
 // - guessing device user codes is rate limited per IP and per user.
 import type { OAuthProviderExtension } from '@better-auth/oauth-provider';
 import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
 import { SMART_SCOPES } from '@simrs/contracts/smart';
 import { PAGES } from '../pages/index.ts';
-import { oauthPlugin } from './hooks.ts';
+import { createGrants } from './grants.ts';
+import { oauthPlugin, providerOptions } from './hooks.ts';
+import { createPar } from './par.ts';
 import type { OAuthDeps } from './hooks.ts';
 import { CLIENT_BASE_SCOPES } from './registration-tokens.ts';
 import type { RegistrationGrant } from './registration-tokens.ts';
@@ -32,18 +35,25 @@ export function createOAuth(deps: OAuthDeps) {
   const registrations = new Handover<RegistrationGrant>();
   /** Device codes as handed to the device (raw), by the keyed hash that is stored. */
   const deviceCodes = new Handover<string>();
+  const par = createPar({ storage: deps.storage, oauthClients: deps.oauthClients, providerOptions });
+  const grants = createGrants({
+    keys,
+    storage: deps.storage,
+    revocations: deps.revocations,
+    accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+  });
 
   const claimsExtension: OAuthProviderExtension = {
     claims: {
       // Every access token names the user's tenant and role; none is issued to a deactivated user or
       // for a client of another tenant (this covers the code, refresh and device grants alike).
-      async accessToken({ user, client }) {
+      async accessToken({ ctx, user, client }) {
         if (!user) throw oauthError('BAD_REQUEST', 'unauthorized_client', 'tokens are issued for users only');
         const u = user as Record<string, unknown>;
         if (u.active !== true) throw oauthError('BAD_REQUEST', 'invalid_grant', 'the account is deactivated');
         if (!client.referenceId || client.referenceId !== u.tenantId)
           throw oauthError('BAD_REQUEST', 'invalid_grant', "the client does not belong to the user's hospital");
-        return { [TENANT_CLAIM]: u.tenantId, [ROLE_CLAIM]: u.role };
+        return { [TENANT_CLAIM]: u.tenantId, [ROLE_CLAIM]: u.role, ...(await grants.accessTokenClaims(ctx as never)) };
       },
       async idToken({ user }) {
         const u = (user ?? {}) as Record<string, unknown>;
@@ -126,5 +136,10 @@ export function createOAuth(deps: OAuthDeps) {
     },
   };
 
-  return { providerOptions: providerOptionsInput, deviceOptions, plugin: oauthPlugin(deps, { registrations, deviceCodes }) };
+  return {
+    providerOptions: providerOptionsInput,
+    deviceOptions,
+    plugin: oauthPlugin(deps, { registrations, deviceCodes, grants, par }),
+    parPlugin: par.plugin,
+  };
 }

@@ -1,5 +1,5 @@
-// Rotating the key that signs access and ID tokens (operator action: `npm run admin -- rotate-signing-key`).
-// The new key signs from now on; the previous ones stop signing but stay in the JWKS for Better Auth's
+// Rotating the keys that sign access and ID tokens (operator action: `npm run admin -- rotate-signing-key`),
+// one per algorithm, all together. The new keys sign from now on; the previous ones stop signing but stay in the JWKS for Better Auth's
 // grace period (30 days), so tokens they signed keep verifying until they expire. Resource servers
 // (the gateway) fetch the JWKS again when a token names a key id they do not know.
 import type { AuthContext } from '@better-auth/core';
@@ -35,16 +35,47 @@ export function cachedKeySet(ttlMs = 10_000): KeyAdapter & { invalidate(): void 
   };
 }
 
+/**
+ * A new key for every algorithm (the primary one and each of `keyPairConfigs`), then every older key
+ * stops signing. `keyId` is the new primary key (RS256: access tokens and default ID tokens).
+ */
 export async function rotateSigningKey(authContext: object, options: JwtOptions): Promise<{ keyId: string; retiredKeyIds: string[] }> {
   const context = authContext as AuthContext;
   const now = new Date();
   const previous = await context.adapter.findMany<{ id: string; expiresAt?: Date | null }>({ model: 'jwks' });
-  const created = (await createJwk({ context } as unknown as Parameters<typeof createJwk>[0], options)) as { id: string };
+  const configs = [options.jwks?.keyPairConfig, ...(options.jwks?.keyPairConfigs ?? [])].filter((c) => c !== undefined);
+  const keyIds: string[] = [];
+  for (const keyPairConfig of configs) {
+    const created = (await createJwk({ context } as unknown as Parameters<typeof createJwk>[0], {
+      ...options,
+      jwks: { ...options.jwks, keyPairConfig },
+    })) as { id: string };
+    keyIds.push(created.id);
+  }
   const retiredKeyIds: string[] = [];
   for (const key of previous) {
     if (key.expiresAt && new Date(key.expiresAt) <= now) continue;
     await context.adapter.update({ model: 'jwks', where: [{ field: 'id', value: key.id }], update: { expiresAt: now } });
     retiredKeyIds.push(key.id);
   }
-  return { keyId: created.id, retiredKeyIds };
+  return { keyId: keyIds[0]!, retiredKeyIds };
+}
+
+/**
+ * At start: a live key for every algorithm, so that the published JWKS holds them all before the first
+ * token (a relying party that cached the JWKS earlier would otherwise not find a key minted on first use).
+ */
+export async function ensureSigningKeys(authContext: object, options: JwtOptions): Promise<string[]> {
+  const context = authContext as AuthContext;
+  const now = new Date();
+  const live = (await context.adapter.findMany<{ alg?: string | null; expiresAt?: Date | null }>({ model: 'jwks' })).filter(
+    (k) => !k.expiresAt || new Date(k.expiresAt) > now,
+  );
+  const created: string[] = [];
+  for (const keyPairConfig of [options.jwks?.keyPairConfig, ...(options.jwks?.keyPairConfigs ?? [])]) {
+    if (!keyPairConfig || live.some((k) => k.alg === keyPairConfig.alg)) continue;
+    await createJwk({ context } as unknown as Parameters<typeof createJwk>[0], { ...options, jwks: { ...options.jwks, keyPairConfig } });
+    created.push(keyPairConfig.alg);
+  }
+  return created;
 }

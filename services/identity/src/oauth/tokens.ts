@@ -33,10 +33,11 @@ export class Handover<T> {
   }
 }
 
-export function bearer(headers: Headers | undefined): string | undefined {
+/** The token of an Authorization header with one of `schemes` (case-insensitive, RFC 7235). */
+export function bearer(headers: Headers | undefined, schemes: readonly string[] = ['Bearer']): string | undefined {
   const value = headers?.get('authorization');
-  const match = value ? /^Bearer +(\S+)$/i.exec(value) : null;
-  return match?.[1];
+  const match = value ? /^(\S+) +(\S+)$/.exec(value) : null;
+  return match && schemes.some((s) => s.toLowerCase() === match[1]!.toLowerCase()) ? match[2] : undefined;
 }
 
 export const oauthError = (

@@ -113,4 +113,47 @@ describe('pages in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium at $
     assert.ok(res?.url().endsWith('/auth/sign-in'), 'signed out: the account page sends you to sign in');
     await page.close();
   });
+
+  test('user verification is required: a passkey whose authenticator did not verify the user is refused', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await withAuthenticator(page);
+    const email = 'perawat@rs-demo.test';
+    await page.goto(`${f.publicUrl}/auth/sign-in`);
+    await page.fill('#email', email);
+    const since = f.smtp.messages.length;
+    await page.click('#send-otp');
+    await page.fill('#otp', otpFrom(await f.smtp.waitForMail(email, since)));
+    await Promise.all([page.waitForURL('**/auth/account'), page.click('#verify-otp')]);
+
+    const options = await page.evaluate(async () => (await fetch('/api/auth/passkey/generate-register-options')).json());
+    assert.equal(options.authenticatorSelection.userVerification, 'required');
+
+    // The authenticator's answer, with its UV flag cleared on the way (a "none" attestation signs
+    // nothing at registration, so only the server's check can catch it).
+    let status = 0;
+    await page.route('**/api/auth/passkey/verify-registration', async (route) => {
+      const body = JSON.parse(route.request().postData() ?? '{}');
+      const attestation = Buffer.from(body.response.response.attestationObject, 'base64url');
+      const at = attestation.indexOf(Buffer.from('authData'));
+      const header = attestation[at + 8]!;
+      const start = at + 8 + (header === 0x58 ? 2 : header === 0x59 ? 3 : 1);
+      attestation[start + 32] = attestation[start + 32]! & ~0x04;
+      body.response.response.attestationObject = attestation.toString('base64url');
+      if (body.response.response.authenticatorData) {
+        const data = Buffer.from(body.response.response.authenticatorData, 'base64url');
+        data[32] = data[32]! & ~0x04;
+        body.response.response.authenticatorData = data.toString('base64url');
+      }
+      const response = await route.fetch({ postData: JSON.stringify(body) });
+      status = response.status();
+      await route.fulfill({ response });
+    });
+    await page.click('#register-passkey');
+    await waitFor('the verify-registration answer', async () => status > 0);
+    assert.equal(status, 400);
+    const listed = await page.evaluate(async () => (await fetch('/api/auth/passkey/list-user-passkeys')).json());
+    assert.deepEqual(listed, []);
+    await context.close();
+  });
 });

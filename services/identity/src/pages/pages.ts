@@ -124,9 +124,9 @@ export function createPages(deps: PageDeps) {
   const oauth = oauthPages(deps, { send, redirect });
 
   return {
-    async serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-      if (req.method !== 'GET' && req.method !== 'HEAD')
-        return send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed', { allow: 'GET, HEAD' });
+    /** Serves a page; 'method' or 'missing' when there is none, for the server's error writer to answer. */
+    async serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void | 'method' | 'missing'> {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return 'method';
       if (path === '/auth' || path === '/auth/') return redirect(res, PAGES.account);
       if (path === PAGES.signIn) return send(res, 200, 'text/html; charset=utf-8', signInPage());
       if (path === PAGES.account) {
@@ -145,7 +145,7 @@ export function createPages(deps: PageDeps) {
         const body = await readFile(new URL(asset, assetDir));
         return send(res, 200, ASSETS[asset]!, body, { 'cache-control': 'public, max-age=300' });
       }
-      return send(res, 404, 'text/plain; charset=utf-8', 'Not found');
+      return 'missing';
     },
   };
 }

@@ -15,7 +15,7 @@ describe('passkey authentication options', () => {
       rpId: 'simrs.example.org',
       rp: { name: 'SIMRS', id: 'simrs.example.org' },
       allowCredentials: [],
-      userVerification: 'preferred',
+      userVerification: 'required',
       extensions: {},
     });
   });

@@ -3,6 +3,8 @@
 // that means something for an assertion, in a form standard WebAuthn clients accept
 // (PublicKeyCredential.parseRequestOptionsFromJSON, @simplewebauthn/browser). `user` and
 // `authenticatorSelection` belong to registration options and are left out.
+import { USER_VERIFICATION } from './passkeys.ts';
+
 export interface AuthenticationOptionsJSON {
   challenge: string;
   timeout: number;
@@ -35,7 +37,8 @@ export function shapeAuthenticationOptions(raw: RawOptions, rp: { name: string; 
       // Stored as a comma list; a passkey saved without transports must not yield [""].
       transports: (c.transports ?? []).filter((t): t is string => typeof t === 'string' && t.length > 0),
     })),
-    userVerification: typeof raw.userVerification === 'string' ? raw.userVerification : 'preferred',
+    // The plugin asks for "preferred"; SIMRS requires it (passkeys.ts).
+    userVerification: USER_VERIFICATION,
     extensions: raw.extensions && typeof raw.extensions === 'object' ? (raw.extensions as Record<string, unknown>) : {},
   };
 }

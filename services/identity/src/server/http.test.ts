@@ -1,7 +1,7 @@
 // Which Better Auth routes the HTTP surface offers.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isOffered } from './http.ts';
+import { documentedError, isOffered } from './http.ts';
 
 describe('http surface', () => {
   test('only the offered Better Auth routes pass', () => {
@@ -36,5 +36,27 @@ describe('http surface', () => {
       '/device/token',
     ])
       assert.ok(!isOffered(p), p);
+  });
+
+  test('error answers are rewritten into the shape documented for their path', () => {
+    const betterAuth = Buffer.from(JSON.stringify({ code: 'INVALID_OTP', message: 'Invalid OTP' }));
+    assert.deepEqual(JSON.parse(documentedError(400, betterAuth, '/api/auth/sign-in/email-otp')!.toString()), {
+      error: {
+        message: 'Invalid OTP',
+        code: -32600,
+        data: { code: 'BAD_REQUEST', httpStatus: 400, path: '/api/auth/sign-in/email-otp', reason: 'INVALID_OTP' },
+      },
+    });
+    assert.deepEqual(JSON.parse(documentedError(400, betterAuth, '/api/auth/oauth2/token')!.toString()), {
+      error: 'invalid_request',
+      error_description: 'Invalid OTP',
+    });
+    const oauth = Buffer.from(JSON.stringify({ error: 'invalid_grant', error_description: 'expired' }));
+    assert.equal(documentedError(400, oauth, '/api/auth/oauth2/token'), undefined, 'already RFC 6749');
+    const internal = JSON.parse(
+      documentedError(500, Buffer.from('{"code":"X","message":"relation foo does not exist"}'), '/api/auth/x')!.toString(),
+    );
+    assert.equal(internal.error.message, 'internal error', 'no internal message in a 5xx');
+    assert.equal(JSON.parse(documentedError(404, Buffer.alloc(0), '/api/auth/x')!.toString()).error.data.code, 'NOT_FOUND');
   });
 });

@@ -11,6 +11,10 @@ import type { Checks } from '@simrs/platform/health';
 import type { Logger } from '@simrs/platform/logger';
 import { API_SCOPES, AUTH_BASE_PATH } from '@simrs/contracts/oauth';
 import { SMART_SCOPES } from '@simrs/contracts/smart';
+import { codeForStatus, envelope, errorBodyFor, HTTP_STATUS, isOAuthPath, oauthError } from '@simrs/contracts/envelope';
+import type { ErrorCode } from '@simrs/contracts/envelope';
+import { jsonTooDeep, MAX_JSON_DEPTH, storableStrings } from '@simrs/platform/json-depth';
+import { runChecks } from '@simrs/platform/health';
 import type { Config } from '../config.ts';
 import type { Pages } from '../pages/index.ts';
 import { PASSWORD_PATHS, SIGN_UP_DISABLED } from '../signin/index.ts';
@@ -52,6 +56,7 @@ const EXACT = new Set([
   '/oauth2/consent',
   '/oauth2/continue',
   '/oauth2/token',
+  '/oauth2/par',
   '/oauth2/userinfo',
   '/oauth2/introspect',
   '/oauth2/revoke',
@@ -73,16 +78,16 @@ export function isOffered(path: string): boolean {
 }
 
 /**
- * Discovery at the site root, where RFC 8414 (and some clients) look for an issuer with a path:
- * answered as the issuer's own documents under /api/auth.
+ * Discovery for the issuer ${PUBLIC_URL}/api/auth at the paths RFC 8414 §3.1 gives for an issuer with a
+ * path (the well-known name between the host and the path), answered as the issuer's own documents
+ * under /api/auth. The bare root documents are not served: their issuer would not match where they
+ * were fetched (RFC 8414 §3.3). The same rule for the API's resource metadata (RFC 9728 §3.1).
  */
 const ROOT_METADATA: Record<string, string> = {
-  '/.well-known/oauth-authorization-server': '/.well-known/oauth-authorization-server',
   [`/.well-known/oauth-authorization-server${AUTH_BASE_PATH}`]: '/.well-known/oauth-authorization-server',
-  '/.well-known/openid-configuration': '/.well-known/openid-configuration',
   [`/.well-known/openid-configuration${AUTH_BASE_PATH}`]: '/.well-known/openid-configuration',
 };
-const PROTECTED_RESOURCE_METADATA = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api'];
+const PROTECTED_RESOURCE_METADATA = ['/.well-known/oauth-protected-resource/api'];
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -95,9 +100,56 @@ const HOP_BY_HOP = new Set([
   'trailer',
 ]);
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
-  res.end(JSON.stringify(body));
+const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+
+/**
+ * The one error writer of identity's HTTP surface: the envelope, or RFC 6749's shape on the OAuth
+ * endpoints (README "Errors").
+ */
+function sendError(res: ServerResponse, code: ErrorCode, message: string, path: string, headers: Record<string, string> = {}): void {
+  res.writeHead(HTTP_STATUS[code], { ...JSON_HEADERS, ...headers });
+  res.end(JSON.stringify(errorBodyFor(code, message, path)));
+}
+
+/** Retry-After for a dependency that is down: readiness probes run every few seconds. */
+const RETRY_AFTER_SECONDS = '2';
+
+/**
+ * Better Auth answers its own errors as `{code, message}` (and the OAuth plugin in RFC 6749's shape).
+ * Error answers are rewritten into the shape documented for the path, keeping Better Auth's code as
+ * `data.reason` (INVALID_OTP, RATE_LIMITED, ...): one shape for the caller, whichever part refused.
+ * Undefined: the body is already in that shape.
+ */
+export function documentedError(status: number, body: Buffer, path: string): Buffer | undefined {
+  let parsed: unknown;
+  try {
+    parsed = body.length ? JSON.parse(body.toString('utf8')) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const b = (parsed && typeof parsed === 'object' ? parsed : {}) as Record<string, unknown>;
+  const code = codeForStatus(status);
+  const stated = [b.message, b.error_description].find((v): v is string => typeof v === 'string' && v.length > 0);
+  // A 5xx never carries an internal message.
+  const message = status >= 500 && status !== 503 ? 'internal error' : (stated ?? code);
+  if (isOAuthPath(path)) {
+    if (typeof b.error === 'string') return undefined;
+    return Buffer.from(JSON.stringify(oauthError(code, message)));
+  }
+  if (b.error && typeof b.error === 'object') return undefined;
+  const body2 = envelope(code, message, path);
+  const reason = typeof b.code === 'string' ? b.code : typeof b.error === 'string' ? b.error : undefined;
+  return Buffer.from(JSON.stringify(reason ? { error: { ...body2.error, data: { ...body2.error.data, reason } } } : body2));
+}
+
+/** A JSON body whose strings Postgres can store (a body that does not parse is Better Auth's to refuse). */
+function storableJson(req: IncomingMessage, body: Buffer): boolean {
+  if (!/json/i.test(String(req.headers['content-type'] ?? ''))) return true;
+  try {
+    return storableStrings(JSON.parse(body.toString('utf8')));
+  } catch {
+    return true;
+  }
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
@@ -116,6 +168,8 @@ export interface HttpDeps {
   handler: (request: Request) => Promise<Response>;
   pages: Pages;
   checks: Checks;
+  /** True while, or shortly after, a dependency failed (a connection dropped): its 500s are 503s. */
+  recentTrouble?: () => boolean;
   log: Logger;
 }
 
@@ -139,8 +193,13 @@ export function createHttpServer(deps: HttpDeps): Server {
 
   async function toBetterAuth(req: IncomingMessage, res: ServerResponse, sub: string, rewriteTo?: string): Promise<void> {
     // Every sign-up route, existing in Better Auth or not, answers the same refusal.
-    if (sub === '/sign-up' || sub.startsWith('/sign-up/')) return json(res, 403, SIGN_UP_DISABLED);
-    if (!isOffered(sub)) return json(res, 404, { code: 'NOT_FOUND', message: 'Not found' });
+    const fullPath = `${AUTH_BASE_PATH}${sub}`;
+    if (sub === '/sign-up' || sub.startsWith('/sign-up/')) {
+      const refused = documentedError(403, Buffer.from(JSON.stringify(SIGN_UP_DISABLED)), fullPath)!;
+      res.writeHead(403, JSON_HEADERS);
+      return void res.end(refused);
+    }
+    if (!isOffered(sub)) return sendError(res, 'NOT_FOUND', 'no such endpoint', fullPath);
     annotateRequest(req, { route: `${AUTH_BASE_PATH}${normalizePath(sub)}` });
     const method = req.method ?? 'GET';
     const headers = new Headers();
@@ -151,7 +210,10 @@ export function createHttpServer(deps: HttpDeps): Server {
     let body: Buffer | undefined;
     if (method !== 'GET' && method !== 'HEAD') {
       body = await readBody(req);
-      if (!body) return json(res, 413, { code: 'PAYLOAD_TOO_LARGE', message: `At most ${MAX_BODY_BYTES} bytes.` });
+      if (!body) return sendError(res, 'PAYLOAD_TOO_LARGE', `At most ${MAX_BODY_BYTES} bytes.`, fullPath, { connection: 'close' });
+      // Behind the gateway's own bound, for callers inside the cluster (Better Auth validates recursively).
+      if (jsonTooDeep(body)) return sendError(res, 'BAD_REQUEST', `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, fullPath);
+      if (!storableJson(req, body)) return sendError(res, 'BAD_REQUEST', 'strings must be well-formed Unicode without NUL', fullPath);
     }
     // The public URL, not the Host header, is who we are (the gateway may rewrite Host).
     const request = new Request(new URL(rewriteTo ?? req.url ?? '/', config.PUBLIC_URL), {
@@ -160,6 +222,9 @@ export function createHttpServer(deps: HttpDeps): Server {
       body: body?.length ? new Uint8Array(body) : undefined,
     });
     const response = await deps.handler(request);
+    let status = response.status;
+    let responseBody: Buffer = Buffer.from(await response.arrayBuffer());
+    const originalBody = responseBody;
     const out: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
       if (name !== 'set-cookie' && !HOP_BY_HOP.has(name)) out[name] = value;
@@ -168,17 +233,30 @@ export function createHttpServer(deps: HttpDeps): Server {
     if (cookies.length) out['set-cookie'] = cookies;
     out['x-content-type-options'] = 'nosniff';
     out['cache-control'] ??= 'no-store';
-    res.writeHead(response.status, out);
-    const responseBody = Buffer.from(await response.arrayBuffer());
-    res.end(responseBody);
+    // Better Auth turns a store it cannot reach into a 500 (FAILED_TO_GET_SESSION, ...): when a
+    // dependency is down, that is a 503 the caller should retry, which readiness says too.
+    if (status >= 500 && status !== 503 && (deps.recentTrouble?.() || !(await runChecks(deps.checks)).ready)) {
+      status = 503;
+      out['retry-after'] = RETRY_AFTER_SECONDS;
+    }
+    if (status >= 400) {
+      const rewritten = documentedError(status, responseBody, fullPath);
+      if (rewritten) {
+        responseBody = rewritten;
+        out['content-type'] = 'application/json';
+      }
+      if (status === 503) out['retry-after'] ??= RETRY_AFTER_SECONDS;
+    }
+    res.writeHead(status, out);
+    res.end(method === 'HEAD' ? undefined : responseBody);
     observeAuthResponse({
       path: sub,
       method,
-      status: response.status,
+      status,
       location: response.headers.get('location'),
       requestBody: body,
       requestType: req.headers['content-type'],
-      responseBody,
+      responseBody: originalBody,
     });
   }
 
@@ -194,14 +272,23 @@ export function createHttpServer(deps: HttpDeps): Server {
         if (PROTECTED_RESOURCE_METADATA.includes(path)) return protectedResource(res);
         if (path === '/auth' || path.startsWith('/auth/')) {
           annotateRequest(req, { route: normalizePath(path) });
-          return deps.pages.serve(req, res, path);
+          const missing = await deps.pages.serve(req, res, path);
+          if (missing === 'method')
+            return sendError(res, 'METHOD_NOT_SUPPORTED', `${req.method} is not served here`, path, { allow: 'GET, HEAD' });
+          if (missing === 'missing') return sendError(res, 'NOT_FOUND', 'no such page', path);
+          return;
         }
-        return json(res, 404, { code: 'NOT_FOUND', message: 'Not found' });
+        return sendError(res, 'NOT_FOUND', 'no such route', path);
       };
-      work().catch((err: unknown) => {
+      work().catch(async (err: unknown) => {
         log.error({ err, path }, 'request failed');
-        if (!res.headersSent) json(res, 500, { code: 'INTERNAL_SERVER_ERROR', message: 'Internal error' });
-        else res.destroy();
+        if (res.headersSent) return void res.destroy();
+        const { ready } = await runChecks(deps.checks).catch(() => ({ ready: false }));
+        if (!ready)
+          sendError(res, 'SERVICE_UNAVAILABLE', 'a dependency is unavailable, try again shortly', path, {
+            'retry-after': RETRY_AFTER_SECONDS,
+          });
+        else sendError(res, 'INTERNAL_SERVER_ERROR', 'internal error', path);
       });
     });
   });

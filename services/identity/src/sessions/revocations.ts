@@ -2,7 +2,7 @@
 // refuses the access tokens concerned. Ids only.
 import type { Redis } from 'ioredis';
 import type { Logger } from '@simrs/platform/logger';
-import { cutoffNow, loadRevocations, publishRevocation, revokes } from '@simrs/contracts/revocation';
+import { loadRevocations, publishRevocation, revokes, withCutoff } from '@simrs/contracts/revocation';
 import type { Revocation, TokenFacts } from '@simrs/contracts/revocation';
 
 export interface Revocations {
@@ -39,7 +39,7 @@ export function createRevocations(redis: Redis, log: Logger, keepSeconds = 3600)
 
   return {
     async publish(revocation) {
-      const fixed = { issuedBefore: cutoffNow(), ...revocation };
+      const fixed = withCutoff(revocation);
       try {
         // Published now and kept in the revocation log for gateways that subscribe later.
         await publishRevocation(redis, fixed, keepSeconds);

@@ -75,11 +75,26 @@ describe('sessions', () => {
 
     const second = await (await browser.post('/api/auth/update-session', { locale: 'id', theme: 'light' })).json();
     assert.deepEqual(second.session.properties, { theme: 'light', ward: { id: 7, name: 'Melati' }, locale: 'id' });
-    // Core fields are not properties: they cannot be overwritten this way.
-    const sneaky = await (await browser.post('/api/auth/update-session', { userId: 'someone-else', expiresAt: '2099-01-01' })).json();
+    // Names of the session's (or its user's) own fields are refused: a property never shadows or mimics one.
     const principal = (await validate(browser)).principal!;
-    assert.equal(sneaky.session.userId, principal.userId);
-    assert.ok(new Date(sneaky.session.expiresAt).getFullYear() < 2099);
+    for (const sneaky of [
+      { userId: 'someone-else', expiresAt: '2099-01-01' },
+      { role: 'tenant_admin', tenantId: 'rs-lain', token: 'forged' },
+      { theme: 'ok', id: 'x' },
+      { properties: { a: 1 } },
+    ]) {
+      const res = await browser.post('/api/auth/update-session', sneaky);
+      assert.equal(res.status, 400, JSON.stringify(sneaky));
+      const refused = await res.json();
+      assert.equal(refused.error.data.reason, 'RESERVED_PROPERTY_NAME');
+    }
+    const own = (await (await browser.post('/api/auth/update-session', { locale: 'id' })).json()).session;
+    assert.equal(own.userId, principal.userId);
+    assert.equal(own.id, principal.sessionId);
+    assert.equal(own.role, undefined, 'no role on a session, whatever was posted');
+    assert.equal(own.tenantId, undefined);
+    assert.ok(new Date(own.expiresAt).getFullYear() < 2099);
+    assert.equal(own.theme, 'light', 'the properties where the seed puts them');
 
     const stored = await (await browser.fetch('/api/auth/get-session')).json();
     assert.equal(stored.session.properties.theme, 'light');
@@ -139,12 +154,13 @@ describe('sessions', () => {
     assert.equal(anonymous.rpId, 'localhost');
     assert.deepEqual(anonymous.rp, { name: 'SIMRS', id: 'localhost' });
     assert.deepEqual(anonymous.allowCredentials, []);
-    assert.equal(anonymous.userVerification, 'preferred');
+    assert.equal(anonymous.userVerification, 'required');
     assert.deepEqual(anonymous.extensions, {});
     const browser = f.client();
     await signInWithOtp(f, browser, 'dokter@rs-demo.test');
     const register = await (await browser.fetch('/api/auth/passkey/generate-register-options')).json();
     assert.equal(register.rp.id, 'localhost');
     assert.equal(register.authenticatorSelection.residentKey, 'required');
+    assert.equal(register.authenticatorSelection.userVerification, 'required');
   });
 });

@@ -2,19 +2,26 @@
 // plugin), sign-in only (no sign-up), mailed through the notifier to active users only. Codes and link
 // tokens are stored as keyed hashes.
 import { emailOTP, magicLink } from 'better-auth/plugins';
+import { APIError } from 'better-auth/api';
 import { OTP_ATTEMPTS, OTP_LENGTH } from '../config.ts';
 import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
+import { normalizeEmail } from '../directory/index.ts';
 import { hmac } from '../keys/index.ts';
 import type { Keys } from '../keys/index.ts';
 import type { Mailer } from '../mail/index.ts';
+import { MailNotAccepted } from '../mail/index.ts';
 import { PAGES } from '../pages/index.ts';
+import type { Limits } from './limits.ts';
+import { clientIp } from './request.ts';
+import type { Ctx } from './request.ts';
 
 export interface EmailSignInDeps {
   config: Config;
   keys: Keys;
   directory: Directory;
   mailer: Mailer;
+  limits: Limits;
 }
 
 /** Keyed hash of a magic-link token, the form Better Auth stores it in (also used for invitations). */
@@ -29,12 +36,56 @@ export function landing(url: string, publicUrl: string): string {
   return link.toString();
 }
 
-/** The recipient, when the address belongs to an active user; nothing is sent otherwise. */
+/**
+ * The recipient, when the address belongs to an active user; nothing is sent otherwise. The tenant is
+ * looked up either way, so that a known address costs the same queries as an unknown one.
+ */
 async function activeRecipient(directory: Directory, email: string) {
   const user = await directory.findUserByEmail(email);
+  const tenant = await directory.getTenant(user?.tenantId ?? '');
   if (!user || !user.active) return undefined;
-  const tenant = await directory.getTenant(user.tenantId);
   return { email: user.email, name: user.name, tenantName: tenant?.name };
+}
+
+/**
+ * What became of each sign-in request's mail. Better Auth runs the OTP sender "in the background or
+ * awaited" and swallows what it throws, so a failure is recorded here and turned into the answer by
+ * the plugin's after hook (settleHandOff).
+ */
+const handOffs = new WeakMap<Request, 'stored' | 'failed'>();
+
+/** Stores the mail (or, for an address that gets none, runs the same statement). */
+async function handOff(ctx: unknown, store: () => Promise<void>): Promise<void> {
+  const request = (ctx as Ctx | undefined)?.request;
+  try {
+    await store();
+    if (request) handOffs.set(request, 'stored');
+  } catch (err) {
+    if (!(err instanceof MailNotAccepted) || !request) throw err;
+    handOffs.set(request, 'failed');
+  }
+}
+
+/**
+ * After a send endpoint ran: an address Better Auth answered without calling the sender (unknown, for
+ * codes) gets the same lookups and statement as a known one, so both take the same time; a mail that
+ * could not be stored answers 503 and gives back the send it was charged, so that a failed hand-off
+ * never spends the address's budget.
+ */
+export async function settleHandOff(deps: EmailSignInDeps, kind: 'otp' | 'magic-link', ctx: Ctx, email: string): Promise<void> {
+  const request = ctx.request;
+  if (!request) return;
+  if (!handOffs.has(request) && kind === 'otp') {
+    await activeRecipient(deps.directory, email); // the same lookups; the address gets no mail
+    await handOff(ctx, () => deps.mailer.signInOtp(undefined, '', deps.config.OTP_TTL_SECONDS));
+  }
+  if (handOffs.get(request) !== 'failed') return;
+  await deps.limits.refundSend(kind, clientIp(ctx), normalizeEmail(email)).catch(() => {});
+  throw new APIError(
+    'SERVICE_UNAVAILABLE',
+    { code: 'MAIL_UNAVAILABLE', message: 'The mail could not be accepted. Try again shortly.' },
+    { 'Retry-After': '5' },
+  );
 }
 
 export function otpPlugin(deps: EmailSignInDeps) {
@@ -45,10 +96,10 @@ export function otpPlugin(deps: EmailSignInDeps) {
     allowedAttempts: OTP_ATTEMPTS,
     disableSignUp: true,
     storeOTP: { hash: async (otp: string) => hmac(deps.keys.otp, otp) },
-    async sendVerificationOTP({ email, otp, type }) {
+    async sendVerificationOTP({ email, otp, type }, ctx) {
       if (type !== 'sign-in') return;
       const to = await activeRecipient(deps.directory, email);
-      if (to) mailer.signInOtp(to, otp, config.OTP_TTL_SECONDS);
+      await handOff(ctx, () => mailer.signInOtp(to, otp, config.OTP_TTL_SECONDS));
     },
   });
 }
@@ -61,12 +112,9 @@ export function magicLinkPlugin(deps: EmailSignInDeps) {
     storeToken: { type: 'custom-hasher', hash: async (token: string) => hashMagicLinkToken(deps.keys, token) },
     async sendMagicLink({ email, url, token }, ctx) {
       const to = await activeRecipient(deps.directory, email);
-      if (!to) {
-        // Same answer as for a known address, no mail, and no live token left behind.
-        await ctx?.context.internalAdapter.deleteVerificationByIdentifier(hashMagicLinkToken(deps.keys, token));
-        return;
-      }
-      mailer.magicLink(to, landing(url, config.PUBLIC_URL), config.MAGIC_LINK_TTL_SECONDS);
+      // Same answer as for a known address, no mail, and no live token left behind.
+      if (!to) await ctx?.context.internalAdapter.deleteVerificationByIdentifier(hashMagicLinkToken(deps.keys, token));
+      await handOff(ctx, () => mailer.magicLink(to, landing(url, config.PUBLIC_URL), config.MAGIC_LINK_TTL_SECONDS));
     },
   });
 }

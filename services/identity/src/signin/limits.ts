@@ -57,6 +57,8 @@ export function guessBound(settings: LimitSettings): { perHour: number; perDay: 
 export interface Limits {
   /** Before a magic link or an OTP is sent: per IP, then per address. */
   send(kind: 'otp' | 'magic-link', ip: string, email: string): Promise<void>;
+  /** Gives back what `send` charged, when the mail could not be accepted after all. */
+  refundSend(kind: 'otp' | 'magic-link', ip: string, email: string): Promise<void>;
   /** Before an OTP is checked: per IP, then per address. */
   verifyOtp(ip: string, email: string): Promise<void>;
   /** Before a magic link or a passkey assertion is checked: per IP. */
@@ -68,7 +70,7 @@ export interface Limits {
 export function createLimits(redis: Redis, hashKey: Buffer, settings: LimitSettings): Limits {
   const limiter = (name: string, points: number, duration: number) => {
     const rl = new RateLimiterRedis({ storeClient: redis, keyPrefix: `simrs:rl:${name}`, points, duration });
-    return async (value: string) => {
+    const consume = async (value: string) => {
       try {
         await rl.consume(hmac(hashKey, `${name}:${value}`));
       } catch (err) {
@@ -76,6 +78,7 @@ export function createLimits(redis: Redis, hashKey: Buffer, settings: LimitSetti
         throw new LimiterUnavailable(err);
       }
     };
+    return Object.assign(consume, { refund: (value: string) => rl.reward(hmac(hashKey, `${name}:${value}`), 1).then(() => {}) });
   };
   const bound = guessBound(settings);
   const sendIp = limiter('send-ip', settings.SEND_LIMIT_PER_IP_PER_HOUR, HOUR);
@@ -97,6 +100,13 @@ export function createLimits(redis: Redis, hashKey: Buffer, settings: LimitSetti
       } else {
         await linkSendHour(email);
       }
+    },
+    async refundSend(kind, ip, email) {
+      await Promise.all(
+        kind === 'otp'
+          ? [sendIp.refund(ip), otpSendHour.refund(email), otpSendDay.refund(email)]
+          : [sendIp.refund(ip), linkSendHour.refund(email)],
+      );
     },
     async verifyOtp(ip, email) {
       await verifyIp(ip);

@@ -4,17 +4,22 @@
 // body into the declared JSON field. After it ran: complete the passkey authentication options, keep
 // raw session tokens out of JSON bodies (the cookie is HttpOnly for a reason), security notices.
 import type { BetterAuthPlugin } from 'better-auth';
-import { APIError, createAuthMiddleware, getIP, getSessionFromCtx } from 'better-auth/api';
+import { APIError, createAuthMiddleware, getSessionFromCtx } from 'better-auth/api';
 import type { Logger } from '@simrs/platform/logger';
 import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
 import { normalizeEmail } from '../directory/index.ts';
 import type { Mailer } from '../mail/index.ts';
 import { shapeAuthenticationOptions } from '../passkeys/index.ts';
+import { settleHandOff } from './email.ts';
+import type { EmailSignInDeps } from './email.ts';
 import { LimiterUnavailable, RateLimited } from './limits.ts';
+import { clientIp } from './request.ts';
+export { clientIp } from './request.ts';
+export type { Ctx } from './request.ts';
 import type { Limits } from './limits.ts';
 
-export interface PluginDeps {
+export interface PluginDeps extends EmailSignInDeps {
   config: Config;
   limits: Limits;
   mailer: Mailer;
@@ -31,6 +36,37 @@ export const SIGN_UP_DISABLED = {
 export const PROPERTIES_FIELD = 'properties';
 export const MAX_PROPERTIES_BYTES = 8 * 1024;
 export const MAX_PROPERTIES_KEYS = 64;
+/**
+ * Names a free-form property may not take: the session's own fields and its user's, and names that
+ * mean something to JavaScript objects. The answer lists properties beside the session's fields (where
+ * the seed puts them), so a property named like a field would shadow or mimic it.
+ */
+export const RESERVED_PROPERTY_NAMES = new Set([
+  'id',
+  'token',
+  'userId',
+  'expiresAt',
+  'createdAt',
+  'updatedAt',
+  'ipAddress',
+  'userAgent',
+  'impersonatedBy',
+  'activeOrganizationId',
+  PROPERTIES_FIELD,
+  'session',
+  'user',
+  'email',
+  'emailVerified',
+  'name',
+  'image',
+  'role',
+  'tenantId',
+  'active',
+  'scopes',
+  '__proto__',
+  'constructor',
+  'prototype',
+]);
 
 /** Password routes: answered as disabled, so that callers get a clear reason. */
 export const PASSWORD_PATHS = new Set([
@@ -60,14 +96,7 @@ const TOKEN_BEARING = new Set([
   '/update-session',
 ]);
 
-export type Ctx = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
-
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-export function clientIp(ctx: Ctx): string {
-  const source = ctx.request ?? ctx.headers;
-  return (source && getIP(source, ctx.context.options)) || 'unknown';
-}
 
 export async function limited(run: () => Promise<void>): Promise<void> {
   try {
@@ -94,10 +123,17 @@ function withoutTokens(body: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-/** The session as update-session answers it: its fields, and the kept properties beside them. */
+/**
+ * The session as update-session answers it: its own fields, and the kept properties beside them (where
+ * the seed puts them). A kept property named like a field (stored before names were checked) is left
+ * out of the top level, never shadowing the field; it stays readable under `properties`.
+ */
 function withProperties(session: Record<string, unknown>): Record<string, unknown> {
   const properties = isPlainObject(session[PROPERTIES_FIELD]) ? session[PROPERTIES_FIELD] : {};
-  return { ...properties, ...session, [PROPERTIES_FIELD]: properties };
+  const beside = Object.fromEntries(
+    Object.entries(properties).filter(([k]) => !RESERVED_PROPERTY_NAMES.has(k) && !Object.hasOwn(session, k)),
+  );
+  return { ...beside, ...session, [PROPERTIES_FIELD]: properties };
 }
 
 export function simrsPlugin(deps: PluginDeps) {
@@ -162,6 +198,13 @@ export function simrsPlugin(deps: PluginDeps) {
             const incoming = { ...body };
             const current = await getSessionFromCtx(ctx);
             if (!current) return; // the endpoint answers 401
+            const session = current.session as Record<string, unknown>;
+            const reserved = Object.keys(incoming).filter((k) => RESERVED_PROPERTY_NAMES.has(k) || Object.hasOwn(session, k));
+            if (reserved.length > 0)
+              throw new APIError('BAD_REQUEST', {
+                code: 'RESERVED_PROPERTY_NAME',
+                message: `Not a free-form property name (a field of the session or its user): ${reserved.slice(0, 8).join(', ')}`,
+              });
             const kept = (current.session as Record<string, unknown>)[PROPERTIES_FIELD];
             const merged = { ...(isPlainObject(kept) ? kept : {}), ...incoming };
             if (Object.keys(merged).length > MAX_PROPERTIES_KEYS || Buffer.byteLength(JSON.stringify(merged)) > MAX_PROPERTIES_BYTES)
@@ -176,6 +219,14 @@ export function simrsPlugin(deps: PluginDeps) {
         },
       ],
       after: [
+        {
+          matcher: (ctx) => Object.hasOwn(SEND_PATHS, ctx.path ?? ''),
+          handler: createAuthMiddleware(async (ctx) => {
+            const body = ctx.body as unknown;
+            if (!isPlainObject(body) || typeof body.email !== 'string' || ctx.context.returned instanceof Error) return;
+            await settleHandOff(deps, SEND_PATHS[ctx.path]!, ctx, body.email);
+          }),
+        },
         {
           matcher: (ctx) => ctx.path === '/passkey/generate-authenticate-options',
           handler: createAuthMiddleware(async (ctx) => {
@@ -201,13 +252,19 @@ export function simrsPlugin(deps: PluginDeps) {
             const user = (ctx.context.session as { user?: { email?: string; name?: string } } | null)?.user;
             if (!isPlainObject(returned) || returned instanceof Error || !user?.email) return;
             const to = { email: user.email, name: user.name };
-            if (ctx.path === '/revoke-other-sessions') mailer.securityNotice(to, 'other_sessions_revoked', { url: accountUrl });
-            else
-              mailer.securityNotice(to, 'passkey_added', {
-                passkeyName: typeof returned.name === 'string' ? returned.name : undefined,
-                url: accountUrl,
-              });
-            log.info({ path: ctx.path }, 'security notice sent');
+            // Stored in the outbox before the answer; the action itself is done either way, so a notice
+            // that cannot be stored is logged rather than turned into an error for a completed action.
+            const notice =
+              ctx.path === '/revoke-other-sessions'
+                ? mailer.securityNotice(to, 'other_sessions_revoked', { url: accountUrl })
+                : mailer.securityNotice(to, 'passkey_added', {
+                    passkeyName: typeof returned.name === 'string' ? returned.name : undefined,
+                    url: accountUrl,
+                  });
+            await notice.then(
+              () => log.info({ path: ctx.path }, 'security notice queued'),
+              (err: unknown) => log.error({ path: ctx.path, err: (err as Error).message }, 'security notice not queued'),
+            );
           }),
         },
       ],

@@ -156,11 +156,11 @@ describe('sign-in by e-mail', () => {
     const client = f.client();
     const signIn = await client.post('/api/auth/sign-in/email', { email: 'dokter@rs-demo.test', password: 'correct horse battery' });
     assert.equal(signIn.status, 403);
-    assert.equal((await signIn.json()).code, 'PASSWORD_SIGN_IN_DISABLED');
+    assert.equal((await signIn.json()).error.data.reason, 'PASSWORD_SIGN_IN_DISABLED');
     for (const path of ['/api/auth/sign-up/email', '/api/auth/sign-up/anything']) {
       const res = await client.post(path, { email: 'new@rs-demo.test', password: 'correct horse battery', name: 'New' });
       assert.equal(res.status, 403, path);
-      assert.equal((await res.json()).code, 'SIGN_UP_DISABLED');
+      assert.equal((await res.json()).error.data.reason, 'SIGN_UP_DISABLED');
     }
     for (const path of ['/api/auth/request-password-reset', '/api/auth/email-otp/reset-password', '/api/auth/change-password'])
       assert.equal((await client.post(path, { email: 'dokter@rs-demo.test' })).status, 403, path);

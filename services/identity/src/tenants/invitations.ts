@@ -32,6 +32,6 @@ export function createInviter(deps: InvitationDeps) {
     url.searchParams.set('token', token);
     url.searchParams.set('callbackURL', `${deps.config.PUBLIC_URL}${PAGES.account}`);
     url.searchParams.set('errorCallbackURL', `${deps.config.PUBLIC_URL}${PAGES.signIn}`);
-    deps.mailer.invitation({ email: user.email, name: user.name, tenantName: tenant.name }, url.toString(), user.role, inviterName);
+    await deps.mailer.invitation({ email: user.email, name: user.name, tenantName: tenant.name }, url.toString(), user.role, inviterName);
   };
 }

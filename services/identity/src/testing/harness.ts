@@ -114,6 +114,8 @@ export interface Fixture {
   client(ip?: string): Client;
   /** Restarts identity with extra settings (same database and Redis). */
   restartIdentity(extra: Record<string, string>): Promise<void>;
+  /** Starts the notifier again (same ports, database and SMTP peer) after `notifier.stop()`. */
+  restartNotifier(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -138,7 +140,7 @@ export async function startFixture(
     stops.push(() => smtp.stop());
 
     const [notifierHttp, notifierGrpc, httpPort, grpcPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-    const notifier = startService('notifier', 'services/notifier', {
+    const notifierEnv = {
       HOST: '127.0.0.1',
       HTTP_PORT: String(notifierHttp),
       GRPC_PORT: String(notifierGrpc),
@@ -146,7 +148,8 @@ export async function startFixture(
       SMTP_URL: smtp.url,
       MAIL_POLL_MS: '50',
       LOG_LEVEL: 'warn',
-    });
+    };
+    let notifier = startService('notifier', 'services/notifier', notifierEnv);
     stops.push(() => notifier.stop());
     await waitForReady(`http://127.0.0.1:${notifierHttp}/readyz`);
 
@@ -183,6 +186,10 @@ export async function startFixture(
         fixture.env = { ...env, ...extra };
         fixture.identity = startService('identity', 'services/identity', fixture.env);
         await waitForReady(`${httpUrl}/readyz`, 60_000);
+      },
+      async restartNotifier() {
+        notifier = fixture.notifier = startService('notifier', 'services/notifier', notifierEnv);
+        await waitForReady(`http://127.0.0.1:${notifierHttp}/readyz`);
       },
       async stop() {
         await fixture.identity.stop();

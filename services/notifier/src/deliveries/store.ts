@@ -127,6 +127,16 @@ export async function markRetry(pool: Pool, d: Pick<Delivery, 'id' | 'lease_toke
   return rowCount === 1;
 }
 
+/** Extends a held lease (its worker is alive, its send still running). False when it was lost. */
+export async function renewLease(pool: Pool, d: Pick<Delivery, 'id' | 'lease_token'>, leaseMs: number): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `update deliveries set next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
+      where id = $1 and lease_token = $2 and state = 'sending'`,
+    [d.id, d.lease_token, leaseMs],
+  );
+  return rowCount === 1;
+}
+
 /** Dead-letters a message: never tried again. False when the lease was lost. */
 export async function markDead(pool: Pool, d: Pick<Delivery, 'id' | 'lease_token' | 'recipient'>, error: string): Promise<boolean> {
   const { rowCount } = await pool.query(

@@ -68,6 +68,26 @@ describe('delivery worker', { timeout: 60_000 }, () => {
     assert.equal(sent[0]!.subject, 'Your SIMRS sign-in link');
   });
 
+  test('a slow send keeps its lease: a second worker never sends the same message', async () => {
+    // A peer that takes longer than the lease to answer (a loaded machine, a slow relay) is alive,
+    // not dead: its worker renews the lease while it waits, so no other replica claims the message.
+    let sends = 0;
+    const slow: Send = async () => {
+      sends++;
+      await new Promise((r) => setTimeout(r, 900));
+      return { response: '250 ok' };
+    };
+    const [a, b] = [worker(slow), worker(slow)];
+    const { id } = await enqueue(pool, message('slow'), 'simrs.example', null);
+    a.start();
+    await waitFor('claimed', async () => sends === 1);
+    b.start();
+    await waitFor('sent', async () => (await findDelivery(pool, { id }))?.state === 'sent');
+    await new Promise((r) => setTimeout(r, 300));
+    await Promise.all([a.stop(), b.stop()]);
+    assert.equal(sends, 1);
+  });
+
   test('an expired sign-in link is dead-lettered, not sent', async () => {
     let calls = 0;
     const w = worker(async () => (calls++, { response: '250 ok' }));

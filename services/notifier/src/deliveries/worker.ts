@@ -8,7 +8,9 @@
 // the message is sent by whoever claims it next: no loss, and the peer never had the message, so no
 // duplicate. A worker that dies (or loses the database) in the few milliseconds between the 250 and
 // that UPDATE cannot be told apart from one that died before it: the message is sent again when the
-// lease runs out (at least once beats at most once for sign-in mail). To keep that window small the
+// lease runs out (at least once beats at most once for sign-in mail). A worker that is alive keeps
+// its lease for as long as its send runs (renewed every third of the lease), so a slow peer or a loaded
+// machine never lets a second replica send the same message. To keep that window small the
 // "sent" update is the only thing between the two, and is retried for as long as the lease lasts if
 // the database blips; and every attempt carries the same Message-ID, so mail systems (and the test
 // peer) can recognise the repeat.
@@ -21,7 +23,7 @@ import { render } from '../mail/index.ts';
 import type { OutgoingMail, Send } from '../mail/index.ts';
 import { backoffMs, classify } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
-import { claim, markDead, markRetry, markSent, purge } from './store.ts';
+import { claim, markDead, markRetry, markSent, purge, renewLease } from './store.ts';
 import type { Delivery } from './store.ts';
 
 export type Outcome = 'sent' | 'retry' | 'dead';
@@ -141,8 +143,14 @@ export function createWorker(opts: WorkerOptions): Worker {
     // The store writes below become children of the send span, itself a child of the SendEmail call.
     await context.with(trace.setSpan(context.active(), span), async () => {
       const started = performance.now();
+      const renewal = setInterval(
+        () => {
+          untraced(() => renewLease(pool, d, opts.leaseMs)).catch(() => {});
+        },
+        Math.max(10, Math.floor(opts.leaseMs / 3)),
+      );
       try {
-        const result = await opts.send(mail, abort.signal);
+        const result = await opts.send(mail, abort.signal).finally(() => clearInterval(renewal));
         metrics.sendDuration((performance.now() - started) / 1000);
         await persist('mark sent', () => markSent(pool, d));
         metrics.attempt('sent');

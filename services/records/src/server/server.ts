@@ -2,6 +2,7 @@
 // integration prefix. The gateway is the only caller; the principal it signs is the only credential.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '@simrs/platform/json-depth';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
@@ -80,6 +81,8 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
     maxBatchSize: 10,
     createContext: ({ req }) => createContext(req),
     onError: ({ error, path }) => onError(error, path),
+    // The database away is a 503 the caller should retry: say when, as every other 503 does.
+    responseMeta: ({ errors }) => (errors.some((e) => e.code === 'SERVICE_UNAVAILABLE') ? { headers: { 'retry-after': '1' } } : {}),
   });
   const fhir = createFhirHandler({ prefix, publicUrl: config.PUBLIC_URL, maxBodyBytes: config.MAX_BODY_BYTES, createContext });
   const fhirBase = `${prefix}/fhir`;
@@ -119,6 +122,8 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       }
       // trpc-to-openapi only reads bodies whose type is exactly application/json; pass it as such.
       req.headers['content-type'] = 'application/json';
+      // Behind the gateway's bound, for callers inside the cluster: the validators recurse.
+      if (jsonTooDeep(raw)) return sendError(res, 'BAD_REQUEST', `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, path);
       try {
         req.body = raw.trim() === '' ? undefined : JSON.parse(raw);
       } catch {
@@ -148,6 +153,17 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       }
       if (pathname.startsWith('/trpc/')) {
         observeCall(req, res, { surface: 'trpc', pathname, prefix });
+        // tRPC answers a procedure path that is not valid percent-encoding with a 400 that is not JSON.
+        try {
+          decodeURIComponent(pathname);
+        } catch {
+          return sendError(res, 'BAD_REQUEST', 'the procedure path is not valid percent-encoding', pathname);
+        }
+        // tRPC refuses other body types with a 415 that is not JSON; answer it here, in the envelope.
+        if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+          return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', pathname.slice('/trpc/'.length), {
+            connection: 'close',
+          });
         return trpc(req, res);
       }
       if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {

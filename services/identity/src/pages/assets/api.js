@@ -16,9 +16,12 @@ export async function api(path, body) {
     }
   })();
   if (!res.ok) {
-    const error = new Error((data && (data.message || data.error_description)) || `request failed (${res.status})`);
+    // The envelope ({error: {message, data: {code, reason}}}) or, on OAuth endpoints, RFC 6749's shape.
+    const envelope = data && typeof data.error === 'object' ? data.error : undefined;
+    const message = envelope ? envelope.message : data && data.error_description;
+    const error = new Error(message || `request failed (${res.status})`);
     error.status = res.status;
-    error.code = data && (data.code || data.error);
+    error.code = envelope ? envelope.data.reason || envelope.data.code : data && data.error;
     throw error;
   }
   return data;

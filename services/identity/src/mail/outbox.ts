@@ -1,0 +1,178 @@
+// The transactional outbox between identity and the notifier. `put` stores a mail (sealed) in identity's
+// database and resolves only once the row is committed, so a request that caused a mail is answered
+// after the mail is durable; the relay then hands each row to the notifier's SendEmail with the row's
+// idempotency key, retrying with backoff for as long as the notifier (or the database) is away, and
+// deletes the row once the notifier has acknowledged it.
+//
+// The guarantee: a mail whose request was answered reaches SMTP exactly once. Identity may send a row
+// twice (it crashed after the notifier's acknowledgement and before the delete), but the key is the
+// same, and the notifier stores one message per key; the notifier itself stores before it acknowledges.
+// A request whose mail could not be stored fails (MailNotAccepted) and nothing is sent.
+import { randomUUID } from 'node:crypto';
+import type { Pool } from '@simrs/platform/db';
+import type { Logger } from '@simrs/platform/logger';
+import { createClient } from '@simrs/proto/grpc';
+import { NotifierService } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
+import type { SendEmailRequest } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
+import { open, seal } from '../keys/index.ts';
+
+export type OutboxMail = Pick<SendEmailRequest, 'recipient' | 'template' | 'locale' | 'parameters'>;
+
+/** The mail could not be stored (the database is away): the caller answers 503, nothing was sent. */
+export class MailNotAccepted extends Error {
+  constructor(cause: unknown) {
+    super('mail not accepted', { cause });
+    this.name = 'MailNotAccepted';
+  }
+}
+
+export interface Outbox {
+  /**
+   * Stores `mail` for delivery. `undefined` (an address that gets no mail) runs the same statement and
+   * stores nothing, so that both answers take the same time.
+   */
+  put(purpose: string, mail: OutboxMail | undefined): Promise<void>;
+  /** Starts relaying (polling, and at once after each put). */
+  start(): void;
+  /** Stops relaying after the batch in flight. */
+  stop(): Promise<void>;
+}
+
+export interface OutboxOptions {
+  pool: Pool;
+  sealKey: Buffer;
+  notifierAddress: string;
+  log: Logger;
+  pollMs?: number;
+  batch?: number;
+}
+
+const GRPC_INVALID_ARGUMENT = 3;
+const MAX_BACKOFF_MS = 4_000;
+const backoffMs = (attempts: number) => Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(attempts, 10)) * (0.75 + Math.random() / 2);
+
+export const idempotencyKey = (purpose: string, id: string) => `identity:${purpose}:${id}`;
+
+export function createOutbox(options: OutboxOptions): Outbox {
+  const { pool, sealKey, log } = options;
+  const pollMs = options.pollMs ?? 1_000;
+  const batch = options.batch ?? 50;
+  const notifier = createClient(NotifierService, options.notifierAddress);
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> = Promise.resolve();
+  let again = false;
+
+  async function relayBatch(): Promise<number> {
+    const client = await pool.connect();
+    let relayed = 0;
+    try {
+      await client.query('begin');
+      // SKIP LOCKED: replicas relay disjoint rows; a row locked by a crashed replica comes back.
+      const { rows } = await client.query<{ id: string; purpose: string; sealed: string; attempts: number }>(
+        `select id, purpose, sealed, attempts from mail_outbox where next_attempt_at <= now()
+         order by next_attempt_at limit $1 for update skip locked`,
+        [batch],
+      );
+      for (const row of rows) {
+        const plain = open(sealKey, row.sealed, row.id);
+        if (plain === undefined) {
+          log.error({ outboxId: row.id }, 'outbox row does not open (AUTH_SECRET changed?): dropped');
+          await client.query('delete from mail_outbox where id = $1', [row.id]);
+          continue;
+        }
+        const mail = JSON.parse(plain) as OutboxMail;
+        try {
+          const res = await notifier.sendEmail({ ...mail, idempotencyKey: idempotencyKey(row.purpose, row.id) }, { timeoutMs: 5_000 });
+          await client.query('delete from mail_outbox where id = $1', [row.id]);
+          relayed++;
+          log.info(
+            { purpose: row.purpose, outboxId: row.id, deliveryId: res.deliveryId, attempts: row.attempts + 1 },
+            'mail handed to the notifier',
+          );
+        } catch (err) {
+          const code = (err as { code?: number }).code;
+          if (code === GRPC_INVALID_ARGUMENT) {
+            // The notifier will never take it; retrying would only block the queue.
+            log.error({ purpose: row.purpose, outboxId: row.id, err: (err as Error).message }, 'mail refused by the notifier: dropped');
+            await client.query('delete from mail_outbox where id = $1', [row.id]);
+            continue;
+          }
+          log.warn(
+            { purpose: row.purpose, outboxId: row.id, attempts: row.attempts + 1, err: (err as Error).message },
+            'mail not handed over yet',
+          );
+          // The notifier is away: every row left in this batch waits too.
+          const pending = rows.slice(rows.indexOf(row)).map((r) => r.id);
+          await client.query(
+            `update mail_outbox set attempts = attempts + 1, last_error = $2,
+               next_attempt_at = now() + make_interval(secs => $3) where id = any($1::uuid[])`,
+            [pending, String((err as Error).message).slice(0, 200), backoffMs(row.attempts) / 1000],
+          );
+          break;
+        }
+      }
+      await client.query('commit');
+    } catch (err) {
+      await client.query('rollback').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+    return relayed;
+  }
+
+  async function relay(): Promise<void> {
+    timer = undefined;
+    try {
+      // A full batch means more may be due: go on at once.
+      while (running && (await relayBatch()) >= batch);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'outbox relay: database unavailable');
+    }
+    if (running && again) {
+      again = false;
+      return relay();
+    }
+    if (running) timer = setTimeout(kick, pollMs);
+  }
+
+  function kick(): void {
+    if (!running) return;
+    if (timer === undefined) {
+      again = true; // a relay is in flight: go round once more when it ends
+      return;
+    }
+    clearTimeout(timer);
+    inFlight = relay();
+  }
+
+  return {
+    async put(purpose, mail) {
+      const id = randomUUID();
+      const sealed = seal(sealKey, JSON.stringify(mail ?? {}), id);
+      try {
+        await pool.query('insert into mail_outbox (id, purpose, sealed) select $1, $2, $3 where $4::boolean', [
+          id,
+          purpose,
+          sealed,
+          mail !== undefined,
+        ]);
+      } catch (err) {
+        throw new MailNotAccepted(err);
+      }
+      if (mail) kick();
+    },
+    start() {
+      if (running) return;
+      running = true;
+      inFlight = relay();
+    },
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      await inFlight;
+      notifier.close();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+// OAuth grants as the unit of revocation (RFC 7009 §2.1, RFC 6749 §4.1.2, §10.4). A grant is one
+// authorization code or device code and every token issued from it (refresh tokens carry the code's
+// stored id through each rotation). Every access token names its grant (GRANT_CLAIM) and the
+// millisecond identity issued it (ISSUED_AT_MS_CLAIM); revoking a grant names it, so it never reaches
+// another grant of the same user and client, nor a token issued after it (a revoked grant issues none).
+import { createHash } from 'node:crypto';
+import { GRANT_CLAIM, ISSUED_AT_MS_CLAIM } from '@simrs/contracts/oauth';
+import type { Keys } from '../keys/index.ts';
+import type { Revocations } from '../sessions/index.ts';
+import type { IdentityStorage } from '../sessions/index.ts';
+import type { Ctx } from '../signin/index.ts';
+import { DEVICE_CODE_GRANT, hashOAuthToken, isPlainObject, oauthError } from './tokens.ts';
+
+type AdapterCtx = Ctx;
+
+export interface RefreshRow {
+  id: string;
+  userId: string;
+  clientId?: string | null;
+  authorizationCodeId?: string | null;
+  revoked?: Date | null;
+}
+
+/** The public name of a grant: a hash of the stored id of the code that started it (not the code, not its stored form). */
+export const grantIdOf = (originId: string) => createHash('sha256').update(`grant:${originId}`).digest('base64url').slice(0, 22);
+
+const redeemedKey = (grantId: string) => `oauth-grant-redeemed:${grantId}`;
+
+export function createGrants(deps: { keys: Keys; storage: IdentityStorage; revocations: Revocations; accessTokenTtlSeconds: number }) {
+  const { keys, storage, revocations } = deps;
+
+  const findRefresh = (ctx: AdapterCtx, refreshToken: string) =>
+    ctx.context.adapter.findOne<RefreshRow>({
+      model: 'oauthRefreshToken',
+      where: [{ field: 'token', value: hashOAuthToken(keys, refreshToken, 'refresh_token') }],
+    });
+
+  /** The stored id of the code a token request redeems (device codes are already swapped for their stored hash). */
+  async function originOf(ctx: AdapterCtx): Promise<string | undefined> {
+    const body = isPlainObject(ctx.body) ? ctx.body : {};
+    if (body.grant_type === 'authorization_code' && typeof body.code === 'string')
+      return hashOAuthToken(keys, body.code, 'authorization_code');
+    if (body.grant_type === DEVICE_CODE_GRANT && typeof body.device_code === 'string') return body.device_code;
+    if (body.grant_type === 'refresh_token' && typeof body.refresh_token === 'string')
+      return (await findRefresh(ctx, body.refresh_token))?.authorizationCodeId ?? undefined;
+    return undefined;
+  }
+
+  return {
+    findRefresh,
+
+    /** The claims every access token carries for revocation: its grant and its issue time in ms. */
+    async accessTokenClaims(ctx: AdapterCtx): Promise<Record<string, unknown>> {
+      const origin = await originOf(ctx);
+      return { ...(origin ? { [GRANT_CLAIM]: grantIdOf(origin) } : {}), [ISSUED_AT_MS_CLAIM]: Date.now() };
+    },
+
+    /**
+     * After a code or device grant: remember for an access token's lifetime that the code was redeemed
+     * (a replay then names a real grant), and give a device grant's refresh token its origin (Better
+     * Auth leaves it empty), so that its rotations keep naming the grant.
+     */
+    async afterIssued(ctx: AdapterCtx, refreshToken: string | undefined): Promise<void> {
+      const body = isPlainObject(ctx.body) ? ctx.body : {};
+      const origin = await originOf(ctx);
+      if (!origin) return;
+      if (body.grant_type === 'authorization_code') await storage.set(redeemedKey(grantIdOf(origin)), '1', deps.accessTokenTtlSeconds);
+      if (body.grant_type === DEVICE_CODE_GRANT && refreshToken)
+        await ctx.context.adapter.update({
+          model: 'oauthRefreshToken',
+          where: [{ field: 'token', value: hashOAuthToken(keys, refreshToken, 'refresh_token') }],
+          update: { authorizationCodeId: origin },
+        });
+    },
+
+    /**
+     * A code presented again (RFC 6749 §4.1.2): Better Auth deletes the refresh tokens it issued; the
+     * access tokens are cut off here, at the gateway and userinfo alike. Only a code that was redeemed
+     * names a grant: made-up codes publish nothing.
+     */
+    async revokeIfReplayed(ctx: AdapterCtx, code: string): Promise<boolean> {
+      const origin = hashOAuthToken(keys, code, 'authorization_code');
+      if (await ctx.context.internalAdapter.findVerificationValue(origin)) return false;
+      const grantId = grantIdOf(origin);
+      if (!(await storage.get(redeemedKey(grantId)))) return false;
+      await storage.delete(redeemedKey(grantId));
+      await revocations.publish({ grantIds: [grantId] });
+      return true;
+    },
+
+    /**
+     * RFC 7636 §4.6: a code_verifier that does not match the challenge is invalid_grant (400); Better
+     * Auth would answer 401 invalid_request. The code is spent either way (single use).
+     */
+    async refuseWrongVerifier(ctx: AdapterCtx, code: string, verifier: unknown): Promise<void> {
+      if (typeof verifier !== 'string') return; // Better Auth answers a missing verifier
+      const origin = hashOAuthToken(keys, code, 'authorization_code');
+      const stored = (await ctx.context.internalAdapter.findVerificationValue(origin)) as { value?: string } | null;
+      const query = stored?.value ? (JSON.parse(stored.value) as { query?: { code_challenge?: string } }).query : undefined;
+      if (!query?.code_challenge) return;
+      if (createHash('sha256').update(verifier).digest('base64url') === query.code_challenge) return;
+      await ctx.context.internalAdapter.consumeVerificationValue(origin);
+      throw oauthError('BAD_REQUEST', 'invalid_grant', 'code_verifier does not match the code_challenge');
+    },
+
+    /** Ends one grant: its refresh tokens (and stored access tokens) in Postgres, its access tokens at the gateway. */
+    async endGrant(ctx: AdapterCtx, row: RefreshRow): Promise<void> {
+      if (!row.authorizationCodeId) {
+        // A refresh token issued before grants had names: the user's tokens for this client, up to now.
+        await revocations.publish({ userId: row.userId, ...(row.clientId ? { clientId: row.clientId } : {}) });
+        return;
+      }
+      const family = await ctx.context.adapter.findMany<{ id: string }>({
+        model: 'oauthRefreshToken',
+        where: [{ field: 'authorizationCodeId', value: row.authorizationCodeId }],
+      });
+      if (family.length)
+        await ctx.context.adapter.deleteMany({
+          model: 'oauthAccessToken',
+          where: [{ field: 'refreshId', operator: 'in', value: family.map((r) => r.id) }],
+        });
+      await ctx.context.adapter.deleteMany({
+        model: 'oauthRefreshToken',
+        where: [{ field: 'authorizationCodeId', value: row.authorizationCodeId }],
+      });
+      await revocations.publish({ grantIds: [grantIdOf(row.authorizationCodeId)] });
+    },
+
+    /** RFC 7009 §2.1 for a refresh token: its grant's access tokens end too, nothing else. */
+    async revokeGrantOf(row: RefreshRow): Promise<void> {
+      if (row.authorizationCodeId) await revocations.publish({ grantIds: [grantIdOf(row.authorizationCodeId)] });
+      else await revocations.publish({ userId: row.userId, ...(row.clientId ? { clientId: row.clientId } : {}) });
+    },
+  };
+}
+
+export type Grants = ReturnType<typeof createGrants>;
