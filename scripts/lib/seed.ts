@@ -1,27 +1,49 @@
 // Development data: the tenants, users and patients the README's walkthrough uses. Each service owns
 // its seed script (idempotent); this only runs them against the stack's databases.
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { repoRoot } from '@simrs/platform/testing';
+import { eachLine, LastLines, messageOf } from './logs.ts';
+import type { LineSink } from './logs.ts';
 import type { Stack } from './stack.ts';
 
-function run(workspace: string, env: Record<string, string>): Promise<void> {
+export interface SeedOptions {
+  /** Where the seed scripts' lines go (default: their stderr to ours, their stdout nowhere). */
+  output?: LineSink;
+  /** Told about each seed process, so that whoever stops the stack can stop it too. */
+  track?: (child: ChildProcess) => void;
+}
+
+function run(name: string, workspace: string, env: Record<string, string>, options: SeedOptions): Promise<void> {
   const script = resolve(repoRoot, workspace, 'src/db/seed.ts');
   if (!existsSync(script)) return Promise.resolve();
   return new Promise((ok, fail) => {
+    const output = options.output;
     const child = spawn(process.execPath, ['src/db/seed.ts'], {
       cwd: resolve(repoRoot, workspace),
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', output ? 'pipe' : 'ignore', output ? 'pipe' : 'inherit'],
     });
-    child.once('exit', (code) => (code === 0 ? ok() : fail(new Error(`${workspace} seed exited ${code}`))));
+    options.track?.(child);
+    const last = new LastLines(5);
+    if (output) {
+      eachLine(child.stdout!, (line) => (last.push(line), output(name, line, 'stdout')));
+      eachLine(child.stderr!, (line) => (last.push(line), output(name, line, 'stderr')));
+    }
+    child.once('error', fail);
+    child.once('close', (code, signal) => {
+      if (code === 0) return ok();
+      const said = last.lines.at(-1);
+      fail(new Error(`${name} exited ${signal ?? code}${said ? `: ${messageOf(said)}` : ''}`));
+    });
   });
 }
 
-export async function seedDevelopmentData(stack: Stack): Promise<void> {
+export async function seedDevelopmentData(stack: Stack, options: SeedOptions = {}): Promise<void> {
   await Promise.all([
-    run('services/identity', { DATABASE_URL: stack.databases.identity, IDENTITY_GRPC: stack.urls.identityGrpc }),
-    run('services/records', { DATABASE_URL: stack.databases.records }),
+    run('identity seed', 'services/identity', { DATABASE_URL: stack.databases.identity, IDENTITY_GRPC: stack.urls.identityGrpc }, options),
+    run('records seed', 'services/records', { DATABASE_URL: stack.databases.records }, options),
   ]);
 }

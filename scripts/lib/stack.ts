@@ -1,11 +1,20 @@
 // Starts the four services as separate processes against a Postgres server and a Redis, the same way
 // for `npm start` and for the cross-service tests. Each service gets its own database on the server.
+// Tests keep every line a service prints (they search the logs); `npm start` streams them instead
+// (`output`) and keeps only the last few. A service that exits before the stack is ready fails the
+// start at once, naming it.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import { databaseUrl, dropDatabase, ensureDatabase } from '@simrs/platform/db';
-import { freePort, startService, waitForReady } from '@simrs/platform/testing';
+import { freePort, repoRoot, startService, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
+import { eachLine, LastLines, messageOf } from './logs.ts';
+import type { LineSink } from './logs.ts';
+import { SERVICE_DIRS } from './settings.ts';
+import type { ServiceName, StackPort } from './settings.ts';
 
-export type ServiceName = 'notifier' | 'identity' | 'records' | 'gateway';
+export type { ServiceName };
 
 export interface StackOptions {
   /** A Postgres server URL; the services get databases `${dbPrefix}identity` etc. on it. */
@@ -14,7 +23,7 @@ export interface StackOptions {
   smtpUrl: string;
   dbPrefix?: string;
   /** Fixed ports for the local stack; tests leave them out and get free ones. */
-  ports?: Partial<Record<'gateway' | 'gatewayOps' | 'identityHttp' | 'identityGrpc' | 'records' | 'notifierHttp' | 'notifierGrpc', number>>;
+  ports?: Partial<Record<StackPort, number>>;
   secrets?: { auth: string; principal: string };
   corsAllowedOrigins?: string[];
   publicUrl?: string;
@@ -22,6 +31,27 @@ export interface StackOptions {
   dropDatabasesOnStop?: boolean;
   /** Extra environment per service (short TTLs in tests, OTEL_* for a trace receiver, ...). */
   env?: Partial<Record<ServiceName | 'all', Record<string, string>>>;
+  /**
+   * An operator's settings per service (npm start: its environment, see settings.ts). They override
+   * the stack's defaults (HOST, MAIL_FROM, ...) but not what only the stack knows: ports, upstream
+   * addresses, each service's database.
+   */
+  settings?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Stream every line the services print here instead of keeping them all (npm start). */
+  output?: LineSink;
+  /** Called once the services are spawned, with what stops them (so a signal during the start can). */
+  onSpawned?: (stop: () => Promise<void>) => void;
+  /** How long readiness may take (default 30 s). */
+  readyTimeoutMs?: number;
+}
+
+/** The start failed: `summary` is one line naming the cause; the message adds the services' last lines. */
+export class StackStartError extends Error {
+  readonly summary: string;
+  constructor(summary: string, detail: string, cause?: unknown) {
+    super(`${summary}\n${detail}`, { cause });
+    this.summary = summary;
+  }
 }
 
 export interface Stack {
@@ -46,10 +76,154 @@ export function recordsAppUrl(ownerUrl: string, password = 'records_app'): strin
   return url.toString();
 }
 
+export interface StackWiring {
+  ports: Record<StackPort, number>;
+  databases: Record<'identity' | 'records' | 'notifier', string>;
+  secrets: { auth: string; principal: string };
+  publicUrl: string;
+}
+
+/** A wildcard bind address is reached on loopback; any other HOST as it is. */
+const reach = (settings: Record<string, string> | undefined) => {
+  const host = settings?.HOST;
+  return !host || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+};
+
+/** Each service's environment: defaults, then the operator's settings, then the wiring, then test overrides. */
+export function stackEnv(options: StackOptions, wiring: StackWiring): Record<ServiceName, Record<string, string>> {
+  const { ports, databases, secrets, publicUrl } = wiring;
+  const cors = (options.corsAllowedOrigins ?? []).join(',');
+  const at = (service: ServiceName, port: number) => `${reach(options.settings?.[service])}:${port}`;
+  const env = (name: ServiceName, defaults: Record<string, string>, wired: Record<string, string>) => ({
+    HOST: '127.0.0.1',
+    ...defaults,
+    ...options.settings?.[name],
+    ...wired,
+    ...options.env?.all,
+    ...options.env?.[name],
+  });
+  return {
+    notifier: env(
+      'notifier',
+      { MAIL_FROM: 'SIMRS <no-reply@simrs.local>' },
+      {
+        HTTP_PORT: String(ports.notifierHttp),
+        GRPC_PORT: String(ports.notifierGrpc),
+        DATABASE_URL: databases.notifier,
+        SMTP_URL: options.smtpUrl,
+      },
+    ),
+    identity: env(
+      'identity',
+      { CORS_ALLOWED_ORIGINS: cors, AUTH_SECRET: secrets.auth },
+      {
+        HTTP_PORT: String(ports.identityHttp),
+        GRPC_PORT: String(ports.identityGrpc),
+        DATABASE_URL: databases.identity,
+        REDIS_URL: options.redisUrl,
+        NOTIFIER_GRPC: at('notifier', ports.notifierGrpc),
+        PUBLIC_URL: publicUrl,
+      },
+    ),
+    records: env(
+      'records',
+      { PRINCIPAL_SECRET: secrets.principal },
+      {
+        HTTP_PORT: String(ports.records),
+        DATABASE_URL: recordsAppUrl(databases.records),
+        MIGRATION_DATABASE_URL: databases.records,
+        PUBLIC_URL: publicUrl,
+      },
+    ),
+    gateway: env(
+      'gateway',
+      { CORS_ALLOWED_ORIGINS: cors, PRINCIPAL_SECRET: secrets.principal },
+      {
+        GATEWAY_PORT: String(ports.gateway),
+        OPS_PORT: String(ports.gatewayOps),
+        PUBLIC_URL: publicUrl,
+        IDENTITY_URL: `http://${at('identity', ports.identityHttp)}`,
+        IDENTITY_GRPC: at('identity', ports.identityGrpc),
+        RECORDS_URL: `http://${at('records', ports.records)}`,
+        REDIS_URL: options.redisUrl,
+      },
+    ),
+  };
+}
+
+/**
+ * Like startService, but every line goes to `output` as it comes and only the last 50 are kept. The
+ * process gets its own process group, so a terminal's Ctrl-C reaches npm start alone, which stops the
+ * services in order.
+ */
+function streamService(name: ServiceName, env: Record<string, string>, output: LineSink): ServiceProcess {
+  const child = spawn(process.execPath, ['--import', './src/instrumentation.ts', 'src/main.ts'], {
+    cwd: resolve(repoRoot, SERVICE_DIRS[name]),
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const last = new LastLines(50);
+  eachLine(child.stdout, (line) => {
+    last.push(line);
+    output(name, line, 'stdout');
+  });
+  eachLine(child.stderr, (line) => {
+    last.push(line);
+    output(name, line, 'stderr');
+  });
+  const exited = new Promise<number | null>((res) => child.once('exit', (code, signal) => res(code ?? (signal ? 128 : null))));
+  return {
+    name,
+    child,
+    lines: last.lines,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+const running = (s: ServiceProcess) => s.child.exitCode === null && s.child.signalCode === null;
+
+/** After a failed start: SIGTERM to every service at once, SIGKILL to what still runs after `graceMs`. */
+async function stopAtOnce(services: ServiceProcess[], graceMs: number): Promise<void> {
+  const alive = services.filter(running);
+  const exits = alive.map((s) => new Promise((r) => s.child.once('exit', r)));
+  for (const s of alive) s.child.kill('SIGTERM');
+  const timer = setTimeout(() => alive.filter(running).forEach((s) => s.child.kill('SIGKILL')), graceMs);
+  await Promise.all(exits);
+  clearTimeout(timer);
+}
+
+/** Rejects as soon as one of the services exits, naming it and its last words. */
+function firstExit(services: Record<ServiceName, ServiceProcess>): { promise: Promise<never>; cancel(): void } {
+  const listeners: Array<() => void> = [];
+  const promise = new Promise<never>((_, reject) => {
+    for (const service of Object.values(services)) {
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+        // Give the pipes a moment to deliver the last lines (the reason, usually).
+        setTimeout(() => {
+          const said = service.lines.filter((l) => l.trim()).map(messageOf);
+          const why = said.at(-1) ? `: ${said.at(-1)}` : '';
+          reject(new Error(`${service.name} exited during start (${signal ?? `code ${code}`})${why}`));
+        }, 100);
+      };
+      service.child.once('exit', onExit);
+      listeners.push(() => service.child.off('exit', onExit));
+    }
+  });
+  promise.catch(() => {});
+  return { promise, cancel: () => listeners.forEach((off) => off()) };
+}
+
 export async function startStack(options: StackOptions): Promise<Stack> {
   const prefix = options.dbPrefix ?? '';
-  const port = async (key: keyof NonNullable<StackOptions['ports']>) => options.ports?.[key] ?? (await freePort());
-  const ports = {
+  const port = async (key: StackPort) => options.ports?.[key] ?? (await freePort());
+  const ports: Record<StackPort, number> = {
     gateway: await port('gateway'),
     gatewayOps: await port('gatewayOps'),
     identityHttp: await port('identityHttp'),
@@ -67,93 +241,53 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   const secrets = options.secrets ?? { auth: randomSecret(), principal: randomSecret() };
   const publicUrl = options.publicUrl ?? `http://localhost:${ports.gateway}`;
-  const cors = (options.corsAllowedOrigins ?? []).join(',');
-  const env = (name: ServiceName, own: Record<string, string>) => ({
-    HOST: '127.0.0.1',
-    ...own,
-    ...options.env?.all,
-    ...options.env?.[name],
-  });
+  const env = stackEnv(options, { ports, databases, secrets, publicUrl });
+  const launch = (name: ServiceName) =>
+    options.output ? streamService(name, env[name], options.output) : startService(name, SERVICE_DIRS[name], env[name]);
 
   const services = {} as Record<ServiceName, ServiceProcess>;
-  services.notifier = startService(
-    'notifier',
-    'services/notifier',
-    env('notifier', {
-      HTTP_PORT: String(ports.notifierHttp),
-      GRPC_PORT: String(ports.notifierGrpc),
-      DATABASE_URL: databases.notifier,
-      SMTP_URL: options.smtpUrl,
-      MAIL_FROM: 'SIMRS <no-reply@simrs.local>',
-    }),
-  );
-  services.identity = startService(
-    'identity',
-    'services/identity',
-    env('identity', {
-      HTTP_PORT: String(ports.identityHttp),
-      GRPC_PORT: String(ports.identityGrpc),
-      DATABASE_URL: databases.identity,
-      REDIS_URL: options.redisUrl,
-      NOTIFIER_GRPC: `127.0.0.1:${ports.notifierGrpc}`,
-      PUBLIC_URL: publicUrl,
-      CORS_ALLOWED_ORIGINS: cors,
-      AUTH_SECRET: secrets.auth,
-    }),
-  );
-  services.records = startService(
-    'records',
-    'services/records',
-    env('records', {
-      HTTP_PORT: String(ports.records),
-      DATABASE_URL: recordsAppUrl(databases.records),
-      MIGRATION_DATABASE_URL: databases.records,
-      PRINCIPAL_SECRET: secrets.principal,
-      PUBLIC_URL: publicUrl,
-    }),
-  );
-  services.gateway = startService(
-    'gateway',
-    'gateway',
-    env('gateway', {
-      GATEWAY_PORT: String(ports.gateway),
-      OPS_PORT: String(ports.gatewayOps),
-      PUBLIC_URL: publicUrl,
-      IDENTITY_URL: `http://127.0.0.1:${ports.identityHttp}`,
-      IDENTITY_GRPC: `127.0.0.1:${ports.identityGrpc}`,
-      RECORDS_URL: `http://127.0.0.1:${ports.records}`,
-      REDIS_URL: options.redisUrl,
-      PRINCIPAL_SECRET: secrets.principal,
-      CORS_ALLOWED_ORIGINS: cors,
-    }),
-  );
+  for (const name of ['notifier', 'identity', 'records', 'gateway'] as const) services[name] = launch(name);
 
   const stop = async () => {
     // Front to back, so that nothing calls a service that is already gone.
     for (const name of ['gateway', 'records', 'identity', 'notifier'] as const) await services[name].stop();
     if (options.dropDatabasesOnStop ?? Boolean(options.dbPrefix)) await Promise.all(Object.values(databases).map(dropDatabase));
   };
+  options.onSpawned?.(stop);
+  const at = (key: StackPort) => `127.0.0.1:${ports[key]}`;
   const urls = {
-    gatewayOps: `http://127.0.0.1:${ports.gatewayOps}`,
-    identityHttp: `http://127.0.0.1:${ports.identityHttp}`,
-    identityGrpc: `127.0.0.1:${ports.identityGrpc}`,
-    records: `http://127.0.0.1:${ports.records}`,
-    notifierHttp: `http://127.0.0.1:${ports.notifierHttp}`,
-    notifierGrpc: `127.0.0.1:${ports.notifierGrpc}`,
+    gatewayOps: `http://${at('gatewayOps')}`,
+    identityHttp: `http://${at('identityHttp')}`,
+    identityGrpc: at('identityGrpc'),
+    records: `http://${at('records')}`,
+    notifierHttp: `http://${at('notifierHttp')}`,
+    notifierGrpc: at('notifierGrpc'),
   };
+  const exit = firstExit(services);
+  const timeout = options.readyTimeoutMs ?? 30_000;
   try {
-    await Promise.all([
-      waitForReady(`${urls.notifierHttp}/readyz`),
-      waitForReady(`${urls.identityHttp}/readyz`),
-      waitForReady(`${urls.records}/readyz`),
-      waitForReady(`${urls.gatewayOps}/readyz`),
+    await Promise.race([
+      exit.promise,
+      Promise.all(
+        [urls.notifierHttp, urls.identityHttp, urls.records, urls.gatewayOps].map((url) => waitForReady(`${url}/readyz`, timeout)),
+      ),
     ]);
   } catch (err) {
     const tail = Object.values(services)
-      .map((s) => `--- ${s.name} (exit ${s.child.exitCode ?? 'running'})\n${s.lines.slice(-15).join('\n')}`)
+      .map(
+        (s) =>
+          `--- ${s.name} (${running(s) ? 'running' : `exit ${s.child.exitCode ?? s.child.signalCode}`})\n${s.lines.slice(-15).join('\n')}`,
+      )
       .join('\n');
-    await stop();
-    throw new Error(`stack did not become ready: ${(err as Error).message}\n${tail}`, { cause: err });
+    // Services still starting hold nothing worth a graceful drain; be quick (npm start has 5 s to say why).
+    await stopAtOnce(Object.values(services), 1_500);
+    if (options.dropDatabasesOnStop ?? Boolean(options.dbPrefix)) await Promise.all(Object.values(databases).map(dropDatabase));
+    const summary = (err as Error).message.includes('exited during start')
+      ? (err as Error).message
+      : `the stack did not become ready: ${(err as Error).message}`;
+    throw new StackStartError(summary, tail, err);
+  } finally {
+    exit.cancel();
   }
   return { gatewayUrl: `http://127.0.0.1:${ports.gateway}`, publicUrl, urls, databases, services, secrets, stop };
 }
