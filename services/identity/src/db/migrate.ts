@@ -61,6 +61,9 @@ export function migrationConfig(env: NodeJS.ProcessEnv = process.env): Config {
     REDIS_URL: 'redis://localhost',
     NOTIFIER_GRPC: 'localhost:1',
     AUTH_SECRET: 'migration-placeholder-secret-not-used-for-anything',
+    // Required in production for the admin API, which a migration never serves (the chart's Job runs
+    // with NODE_ENV=production and only the database URL).
+    ADMIN_API_TOKEN: 'migration-placeholder-admin-token-not-used',
     ...env,
   });
 }
