@@ -11,7 +11,7 @@ import { hmac } from '../keys/index.ts';
 import type { Keys } from '../keys/index.ts';
 import type { Mailer } from '../mail/index.ts';
 import { MailNotAccepted } from '../mail/index.ts';
-import { DASHBOARD, PAGES } from '../pages/index.ts';
+import { DASHBOARD } from '../pages/index.ts';
 import type { Limits } from './limits.ts';
 import { clientIp } from './request.ts';
 import type { Ctx } from './request.ts';
