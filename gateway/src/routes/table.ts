@@ -41,8 +41,11 @@ const API_METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 /** Better Auth's endpoints are GETs and POSTs; tRPC queries are GETs and mutations POSTs. */
 const GET_POST: readonly ServedMethod[] = ['GET', 'POST'];
 const DOCUMENTS: readonly ServedMethod[] = ['GET', 'HEAD'];
-/** The REST routes records declares (services/records/src/pasien/procedures.ts) and its documents. */
-const REST: readonly ServedMethod[] = ['GET', 'HEAD', 'POST', 'PATCH'];
+/**
+ * The REST routes records declares (services/records/src/pasien/procedures.ts), its documents, and the
+ * FHIR interactions (services/records/src/fhir/routes.ts: update is PUT, delete is DELETE).
+ */
+const INTEGRATION: readonly ServedMethod[] = ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'];
 
 export const routes: readonly Route[] = [
   // Better Auth: sign-in, sessions, the OAuth provider.
@@ -81,7 +84,7 @@ export const routes: readonly Route[] = [
     upstream: 'records',
     credentials: 'principal',
     corsMethods: API_METHODS,
-    methods: REST,
+    methods: INTEGRATION,
     paths: 'prefix',
   },
 ];
