@@ -13,6 +13,8 @@ export interface Recipient {
   email: string;
   name?: string;
   tenantName?: string;
+  /** The language the person chose (the dashboard's), when the request said; else the mailer's. */
+  locale?: Locale;
 }
 
 export interface Mailer {
@@ -35,7 +37,7 @@ export function createMailer(outbox: Outbox, locale: Locale): Mailer {
     const common: Record<string, string> = {};
     if (to.name) common.user_name = to.name;
     if (to.tenantName) common.tenant_name = to.tenantName;
-    return outbox.put(purpose, { recipient: to.email, template, locale, parameters: { ...common, ...parameters } });
+    return outbox.put(purpose, { recipient: to.email, template, locale: to.locale ?? locale, parameters: { ...common, ...parameters } });
   }
 
   return {
@@ -48,7 +50,7 @@ export function createMailer(outbox: Outbox, locale: Locale): Mailer {
     invitation(to, url, role, inviterName) {
       return send('invitation', to, Template.INVITATION, {
         url,
-        role: ROLE_LABELS[role][locale],
+        role: ROLE_LABELS[role][to.locale ?? locale],
         ...(inviterName ? { inviter_name: inviterName } : {}),
       });
     },

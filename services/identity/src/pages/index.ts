@@ -3,3 +3,4 @@
 export { createPages } from './pages.ts';
 export type { Pages } from './pages.ts';
 export { DASHBOARD, PAGES } from './paths.ts';
+export { LANGUAGE_COOKIE, pageLocale } from './i18n.ts';

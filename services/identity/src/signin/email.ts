@@ -9,9 +9,9 @@ import type { Directory } from '../directory/index.ts';
 import { normalizeEmail } from '../directory/index.ts';
 import { hmac } from '../keys/index.ts';
 import type { Keys } from '../keys/index.ts';
-import type { Mailer } from '../mail/index.ts';
+import type { Locale, Mailer } from '../mail/index.ts';
 import { MailNotAccepted } from '../mail/index.ts';
-import { DASHBOARD } from '../pages/index.ts';
+import { DASHBOARD, LANGUAGE_COOKIE, pageLocale } from '../pages/index.ts';
 import type { Limits } from './limits.ts';
 import { clientIp } from './request.ts';
 import type { Ctx } from './request.ts';
@@ -43,11 +43,18 @@ export function landing(url: string, publicUrl: string): string {
  * The recipient, when the address belongs to an active user; nothing is sent otherwise. The tenant is
  * looked up either way, so that a known address costs the same queries as an unknown one.
  */
-async function activeRecipient(directory: Directory, email: string) {
+async function activeRecipient(directory: Directory, email: string, ctx?: unknown) {
   const user = await directory.findUserByEmail(email);
   const tenant = await directory.getTenant(user?.tenantId ?? '');
   if (!user || !user.active) return undefined;
-  return { email: user.email, name: user.name, tenantName: tenant?.name };
+  return { email: user.email, name: user.name, tenantName: tenant?.name, locale: chosenLocale(ctx) };
+}
+
+/** The language chosen in the dashboard (its `simrs_lang` cookie) when the request carries it. */
+function chosenLocale(ctx: unknown): Locale | undefined {
+  const c = ctx as Ctx | undefined;
+  const cookie = (c?.request?.headers ?? c?.headers)?.get('cookie') ?? undefined;
+  return cookie && new RegExp(`(?:^|;\\s*)${LANGUAGE_COOKIE}=`).test(cookie) ? pageLocale(cookie) : undefined;
 }
 
 /**
@@ -101,7 +108,7 @@ export function otpPlugin(deps: EmailSignInDeps) {
     storeOTP: { hash: async (otp: string) => hmac(deps.keys.otp, otp) },
     async sendVerificationOTP({ email, otp, type }, ctx) {
       if (type !== 'sign-in') return;
-      const to = await activeRecipient(deps.directory, email);
+      const to = await activeRecipient(deps.directory, email, ctx);
       await handOff(ctx, () => mailer.signInOtp(to, otp, config.OTP_TTL_SECONDS));
     },
   });
@@ -114,7 +121,7 @@ export function magicLinkPlugin(deps: EmailSignInDeps) {
     disableSignUp: true,
     storeToken: { type: 'custom-hasher', hash: async (token: string) => hashMagicLinkToken(deps.keys, token) },
     async sendMagicLink({ email, url, token }, ctx) {
-      const to = await activeRecipient(deps.directory, email);
+      const to = await activeRecipient(deps.directory, email, ctx);
       // Same answer as for a known address, no mail, and no live token left behind.
       if (!to) await ctx?.context.internalAdapter.deleteVerificationByIdentifier(hashMagicLinkToken(deps.keys, token));
       await handOff(ctx, () => mailer.magicLink(to, landing(url, config.PUBLIC_URL), config.MAGIC_LINK_TTL_SECONDS));

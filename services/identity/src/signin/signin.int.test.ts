@@ -70,6 +70,30 @@ describe('sign-in by e-mail', () => {
     assert.ok(ttl > 290 && ttl <= 300, `TTL ${ttl}`);
   });
 
+  test("the mail speaks the language chosen in the dashboard (its simrs_lang cookie), else MAIL_LOCALE's", async () => {
+    const english = f.client();
+    english.cookies.set('simrs_lang', 'en');
+    const since = f.smtp.messages.length;
+    assert.equal(
+      (await english.post('/api/auth/email-otp/send-verification-otp', { email: 'pendaftaran@rs-demo.test', type: 'sign-in' })).status,
+      200,
+    );
+    assert.match((await f.smtp.waitForMail('pendaftaran@rs-demo.test', since)).subject, /^Your .* sign-in code$/);
+    const link = await english.post('/api/auth/sign-in/magic-link', { email: 'pendaftaran@rs-demo.test', callbackURL: '/' });
+    assert.equal(link.status, 200);
+    assert.match(
+      (await f.smtp.waitForMail('pendaftaran@rs-demo.test', since, (m) => /link/.test(m.subject))).subject,
+      /^Your .* sign-in link$/,
+    );
+    const plain = f.client();
+    const before = f.smtp.messages.length;
+    assert.equal(
+      (await plain.post('/api/auth/email-otp/send-verification-otp', { email: 'auditor@rs-demo.test', type: 'sign-in' })).status,
+      200,
+    );
+    assert.match((await f.smtp.waitForMail('auditor@rs-demo.test', before)).subject, /^Kode masuk .* Anda$/);
+  });
+
   test('three wrong codes, then the right one fails', async () => {
     const email = 'perawat@rs-demo.test';
     const browser = f.client();
