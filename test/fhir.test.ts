@@ -297,8 +297,8 @@ describe('SMART App Launch v2 scopes', () => {
     const flow = await codeFlow(viewer.config, redirectUri, 'openid user/Patient.rs');
     const { callback, consentPage } = await authorizeWithFetch(stack, smtp, browserFor(USERS.nurse), flow.url, { email: USERS.nurse });
     assert.ok(
-      consentPage?.includes('Read patient records and search for patients: any patient in your hospital, as far as your role allows'),
-      'plain words on the consent page',
+      consentPage?.includes('Membaca data pasien dan mencari pasien: pasien mana pun di rumah sakit Anda, sejauh peran Anda mengizinkan'),
+      'plain words on the consent page, in its language (Indonesian by default)',
     );
     const tokens = await oidc.authorizationCodeGrant(viewer.config, callback, {
       pkceCodeVerifier: flow.verifier,

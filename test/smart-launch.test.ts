@@ -125,7 +125,10 @@ describe('SMART standalone launch with a patient picker', () => {
       await page.fill('#otp', otpFrom((await world.smtp.waitForMail(USERS.doctor, since, isOtpMail)).text));
       await page.click('#verify-otp');
       await page.waitForURL('**/auth/consent?**');
-      assert.match((await page.textContent('li[data-scope="launch/patient"]')) ?? '', /Work with one patient you choose below/);
+      assert.match(
+        (await page.textContent('li[data-scope="launch/patient"]')) ?? '',
+        /Bekerja dengan satu pasien yang Anda pilih di bawah/,
+      );
       // Allowing without a patient is not possible.
       await page.waitForSelector('#patient-results li.patient');
       await page.click('#approve');

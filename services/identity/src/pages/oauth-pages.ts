@@ -11,7 +11,7 @@ import type { PageLocale, PageText } from './i18n.ts';
 import { escape, layout } from './layout.ts';
 import { PAGES } from './paths.ts';
 
-/** What the consent and device pages say each scope lets the application do, in English (each language: i18n.ts; SMART scopes: describeSmartScope, in English only). */
+/** What the consent and device pages say each scope lets the application do, in English (each language: i18n.ts; SMART scopes: describeSmartScope, in both). */
 export const SCOPE_DESCRIPTIONS: Record<string, string> = PAGE_TEXT.en.scopes;
 
 /** What the pages show of an OAuth client (the fields of oauth's OAuthClientInfo they read). */
@@ -51,10 +51,10 @@ function forwarded(req: IncomingMessage): Headers {
   return headers;
 }
 
-function scopeList(scopes: string[], t: PageText): string {
+function scopeList(scopes: string[], t: PageText, locale: PageLocale): string {
   const items = scopes
     .filter(Boolean)
-    .map((s) => `<li data-scope="${escape(s)}">${escape(t.scopes[s] ?? describeSmartScope(s) ?? s)} <code>${escape(s)}</code></li>`)
+    .map((s) => `<li data-scope="${escape(s)}">${escape(t.scopes[s] ?? describeSmartScope(s, locale) ?? s)} <code>${escape(s)}</code></li>`)
     .join('\n');
   return `<ul id="scope-list">\n${items}\n</ul>`;
 }
@@ -127,7 +127,7 @@ export function oauthPages(deps: OAuthPageDeps, out: Responder) {
 <p>${sentence(t.consent.signedInAs, marked('strong', 'user-email', user.email), marked('span', 'tenant-name', hospital))}</p>
 <section aria-labelledby="scopes-title" data-client-id="${escape(client.clientId)}">
   <h2 id="scopes-title">${escape(t.consent.asks)}</h2>
-  ${scopeList(scopes, t)}
+  ${scopeList(scopes, t, locale)}
 </section>
 ${redirectHost ? `<p>${sentence(t.consent.goesBackTo, marked('strong', 'redirect-host', redirectHost))}</p>` : ''}
 ${decision}`,
@@ -189,7 +189,7 @@ ${decision}`,
 ${sentence(t.consent.signedInAs, marked('strong', 'user-email', user.email), marked('span', 'tenant-name', await tenantName(user.tenantId)))}</p>
 <section id="request" aria-labelledby="scopes-title" data-user-code="${escape(userCode)}" data-client-id="${escape(client.clientId)}">
   <h2 id="scopes-title">${escape(t.consent.asks)}</h2>
-  ${scopeList(scopes, t)}
+  ${scopeList(scopes, t, locale)}
   <p>${escape(t.device.onlyIfYou)}</p>
   <div class="actions">
     <button id="approve" type="button">${escape(t.device.approve)}</button>

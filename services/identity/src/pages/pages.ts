@@ -60,46 +60,51 @@ function signInPage(locale: PageLocale): string {
   );
 }
 
-function accountPage(user: { email: string; name: string; role: Role }, tenantName: string): string {
-  const roleLabel = ROLE_LABELS[user.role]?.en ?? user.role;
-  const roleOptions = ROLES.map((r) => `<option value="${r}">${escape(ROLE_LABELS[r].en)}</option>`).join('');
+function accountPage(user: { email: string; name: string; role: Role }, tenantName: string, locale: PageLocale): string {
+  const t = PAGE_TEXT[locale].account;
+  const roleLabel = ROLE_LABELS[user.role]?.[locale] ?? user.role;
+  // No role is preselected: an invitation names its role on purpose (never administrator by default).
+  const roleOptions = [`<option value="" selected disabled>${escape(t.chooseRole)}</option>`]
+    .concat(ROLES.map((r) => `<option value="${r}">${escape(ROLE_LABELS[r][locale])}</option>`))
+    .join('');
   const admin =
     user.role === 'tenant_admin'
       ? `<section id="tenant-admin" aria-labelledby="tenant-admin-title">
-  <h2 id="tenant-admin-title">People at ${escape(tenantName)}</h2>
+  <h2 id="tenant-admin-title">${escape(t.people(tenantName))}</h2>
   <form id="invite-form" novalidate>
-    <label for="invite-email">E-mail address</label>
+    <label for="invite-email">${escape(t.email)}</label>
     <input id="invite-email" type="email" required>
-    <label for="invite-role">Role</label>
-    <select id="invite-role">${roleOptions}</select>
-    <div class="actions"><button id="invite-user" type="submit">Invite</button></div>
+    <label for="invite-role">${escape(t.role)}</label>
+    <select id="invite-role" required>${roleOptions}</select>
+    <div class="actions"><button id="invite-user" type="submit">${escape(t.invite)}</button></div>
   </form>
   <ul id="user-list"></ul>
 </section>`
       : '';
   return layout(
-    'Account',
+    t.title,
     'account.js',
-    `<h1>Your account</h1>
+    `<h1>${escape(t.heading)}</h1>
 <p id="status" role="status" aria-live="polite"></p>
 <section id="signed-in" data-role="${escape(user.role)}">
-  <p>Signed in as <strong id="user-email">${escape(user.email)}</strong>
+  <p>${escape(t.signedInAs)} <strong id="user-email">${escape(user.email)}</strong>
   (<span id="user-role">${escape(roleLabel)}</span>, <span id="tenant-name">${escape(tenantName)}</span>).</p>
-  <button id="sign-out" type="button">Sign out</button>
+  <button id="sign-out" type="button">${escape(t.signOut)}</button>
 </section>
 <section aria-labelledby="passkeys-title">
-  <h2 id="passkeys-title">Passkeys</h2>
-  <label for="passkey-name">Name for a new passkey</label>
-  <input id="passkey-name" type="text" maxlength="100" placeholder="e.g. Work laptop">
-  <div class="actions"><button id="register-passkey" type="button">Add a passkey</button></div>
+  <h2 id="passkeys-title">${escape(t.passkeys)}</h2>
+  <label for="passkey-name">${escape(t.passkeyName)}</label>
+  <input id="passkey-name" type="text" maxlength="100" placeholder="${escape(t.passkeyPlaceholder)}">
+  <div class="actions"><button id="register-passkey" type="button">${escape(t.addPasskey)}</button></div>
   <ul id="passkey-list"></ul>
 </section>
 <section aria-labelledby="sessions-title">
-  <h2 id="sessions-title">Where you are signed in</h2>
+  <h2 id="sessions-title">${escape(t.sessions)}</h2>
   <ul id="session-list"></ul>
-  <button id="revoke-other-sessions" type="button" class="secondary">Sign out everywhere else</button>
+  <button id="revoke-other-sessions" type="button" class="secondary">${escape(t.signOutElsewhere)}</button>
 </section>
 ${admin}`,
+    locale,
   );
 }
 
@@ -143,7 +148,7 @@ export function createPages(deps: PageDeps) {
         const user = current && (await deps.directory.findUserById(current.id));
         if (!user || !user.active) return redirect(res, PAGES.signIn);
         const tenant = await deps.directory.getTenant(user.tenantId);
-        return send(res, 200, 'text/html; charset=utf-8', accountPage(user, tenant?.name ?? user.tenantId));
+        return send(res, 200, 'text/html; charset=utf-8', accountPage(user, tenant?.name ?? user.tenantId, pageLocale(req.headers.cookie)));
       }
       if (path === PAGES.consent) return oauth.consent(req, res);
       if (path === PAGES.device) return oauth.device(req, res);

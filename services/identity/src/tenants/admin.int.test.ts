@@ -163,6 +163,12 @@ describe('tenants and roles', () => {
     assert.equal(invited.status, 200);
     const page = await (await admin.fetch('/auth/account')).text();
     assert.match(page, /id="tenant-admin"/);
+    // In the dashboard's language (Indonesian by default), and no role chosen for an invitation in advance.
+    assert.match(page, /<html lang="id">[\s\S]*<h1>Akun Anda<\/h1>/);
+    assert.match(page, /<select id="invite-role" required><option value="" selected disabled>Pilih peran<\/option>/);
+    admin.cookies.set('simrs_lang', 'en');
+    assert.match(await (await admin.fetch('/auth/account')).text(), /<html lang="en">[\s\S]*<h1>Your account<\/h1>/);
+    admin.cookies.delete('simrs_lang');
 
     const nurse = f.client();
     await signInWithOtp(f, nurse, 'perawat@rs-demo.test');

@@ -1,10 +1,12 @@
 /* global document, location, window */
-import { api, status } from './api.js';
+import { api, status, text } from './api.js';
 import { creationOptions, credentialJSON, supported } from './webauthn.js';
 
 const $ = (id) => document.getElementById(id);
 const statusEl = $('status');
 const fail = (err) => status(statusEl, err.message, true);
+/** A date and time in the page's language. */
+const when = (value) => new Date(value).toLocaleString(document.documentElement.lang || undefined);
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -22,26 +24,26 @@ async function loadPasskeys() {
   const list = $('passkey-list');
   list.replaceChildren(
     ...passkeys.map((p) => {
-      const input = el('input', { class: 'passkey-rename', type: 'text', 'aria-label': 'New name', value: p.name ?? '' });
-      const rename = el('button', { class: 'rename-passkey', type: 'button', text: 'Rename' });
-      const remove = el('button', { class: 'delete-passkey secondary', type: 'button', text: 'Delete' });
+      const input = el('input', { class: 'passkey-rename', type: 'text', 'aria-label': text('newName'), value: p.name ?? '' });
+      const rename = el('button', { class: 'rename-passkey', type: 'button', text: text('rename') });
+      const remove = el('button', { class: 'delete-passkey secondary', type: 'button', text: text('remove') });
       rename.addEventListener('click', () =>
         api('/passkey/update-passkey', { id: p.id, name: input.value.trim() })
-          .then(() => status(statusEl, 'Passkey renamed.'))
+          .then(() => status(statusEl, text('renamed')))
           .then(loadPasskeys)
           .catch(fail),
       );
       remove.addEventListener('click', () =>
         api('/passkey/delete-passkey', { id: p.id })
-          .then(() => status(statusEl, 'Passkey deleted.'))
+          .then(() => status(statusEl, text('removed')))
           .then(loadPasskeys)
           .catch(fail),
       );
-      const created = p.createdAt ? ` · added ${new Date(p.createdAt).toLocaleString()}` : '';
+      const created = p.createdAt ? ` · ${text('addedOn')} ${when(p.createdAt)}` : '';
       return el(
         'li',
         { dataset: { passkeyId: p.id } },
-        el('span', { class: 'passkey-name', text: p.name || 'Passkey' }),
+        el('span', { class: 'passkey-name', text: p.name || text('passkey') }),
         created,
         el('br'),
         input,
@@ -50,7 +52,7 @@ async function loadPasskeys() {
       );
     }),
   );
-  if (!passkeys.length) list.append(el('li', { class: 'empty', text: 'No passkeys yet.' }));
+  if (!passkeys.length) list.append(el('li', { class: 'empty', text: text('noPasskeysYet') }));
 }
 
 async function loadSessions() {
@@ -60,12 +62,12 @@ async function loadSessions() {
       const item = el(
         'li',
         { dataset: { sessionId: s.id, current: String(s.current) } },
-        el('span', { class: 'session-agent', text: s.userAgent || 'Unknown browser' }),
-        ` · ${s.ipAddress || 'unknown address'} · since ${new Date(s.createdAt).toLocaleString()}`,
-        s.current ? el('strong', { text: ' (this browser)' }) : '',
+        el('span', { class: 'session-agent', text: s.userAgent || text('unknownBrowser') }),
+        ` · ${s.ipAddress || text('unknownAddress')} · ${text('since')} ${when(s.createdAt)}`,
+        s.current ? el('strong', { text: ` ${text('thisBrowser')}` }) : '',
       );
       if (!s.current) {
-        const end = el('button', { class: 'revoke-session secondary', type: 'button', text: 'Sign out' });
+        const end = el('button', { class: 'revoke-session secondary', type: 'button', text: text('signOut') });
         end.addEventListener('click', () => api('/account/revoke-session', { id: s.id }).then(loadSessions).catch(fail));
         item.append(' ', end);
       }
@@ -82,10 +84,10 @@ async function loadUsers() {
       const item = el(
         'li',
         { dataset: { userId: u.id, active: String(u.active) } },
-        `${u.email} · ${u.role}${u.active ? '' : ' · deactivated'}`,
+        `${u.email} · ${u.role}${u.active ? '' : ` · ${text('deactivated')}`}`,
       );
       if (u.active) {
-        const off = el('button', { class: 'deactivate-user secondary', type: 'button', text: 'Deactivate' });
+        const off = el('button', { class: 'deactivate-user secondary', type: 'button', text: text('deactivate') });
         off.addEventListener('click', () => api('/tenant/deactivate-user', { userId: u.id }).then(loadUsers).catch(fail));
         item.append(' ', off);
       }
@@ -95,14 +97,14 @@ async function loadUsers() {
 }
 
 $('register-passkey').addEventListener('click', async () => {
-  if (!supported()) return status(statusEl, 'This browser does not support passkeys.', true);
+  if (!supported()) return status(statusEl, text('noPasskeys'), true);
   try {
     const options = await api('/passkey/generate-register-options');
     const credential = await window.navigator.credentials.create({ publicKey: creationOptions(options) });
     const name = $('passkey-name').value.trim() || undefined;
     await api('/passkey/verify-registration', { response: credentialJSON(credential), name });
     $('passkey-name').value = '';
-    status(statusEl, 'Passkey added.');
+    status(statusEl, text('passkeyAdded'));
     await loadPasskeys();
   } catch (err) {
     fail(err);
@@ -111,7 +113,7 @@ $('register-passkey').addEventListener('click', async () => {
 
 $('revoke-other-sessions').addEventListener('click', () =>
   api('/revoke-other-sessions', {})
-    .then(() => status(statusEl, 'Signed out everywhere else.'))
+    .then(() => status(statusEl, text('signedOutElsewhere')))
     .then(loadSessions)
     .catch(fail),
 );
@@ -124,8 +126,9 @@ $('sign-out').addEventListener('click', () =>
 
 $('invite-form')?.addEventListener('submit', (event) => {
   event.preventDefault();
+  if (!$('invite-role').value) return status(statusEl, text('chooseRole'), true);
   api('/tenant/invite-user', { email: $('invite-email').value.trim(), role: $('invite-role').value })
-    .then(() => status(statusEl, 'Invitation sent.'))
+    .then(() => status(statusEl, text('invitationSent')))
     .then(loadUsers)
     .catch(fail);
 });

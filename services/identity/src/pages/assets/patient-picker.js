@@ -5,6 +5,8 @@
 // user may see in this hospital; the choice goes with the consent answer (consent.js) as `patient`.
 // Built here rather than in the page's HTML: the page needs scripts to answer anyway.
 
+import { text } from './api.js';
+
 const LAUNCH_PATIENT = 'launch/patient';
 let chosen;
 
@@ -36,7 +38,7 @@ function patientItem(p, announce) {
   const radio = el('input', { type: 'radio', name: 'patient', value: p.id, id: `patient-${p.id}` });
   radio.addEventListener('change', () => {
     chosen = p.id;
-    announce(`Chosen: ${p.nama} (RM ${p.noRm})`);
+    announce(`${text('pickChosen', 'Chosen:')} ${p.nama} (RM ${p.noRm})`);
   });
   if (chosen === p.id) radio.checked = true;
   const label = el('label', { htmlFor: radio.id }, [`${p.nama} · RM ${p.noRm} · ${p.tanggalLahir}`]);
@@ -51,8 +53,8 @@ function mount() {
   const search = el('input', { id: 'patient-search', type: 'search', autocomplete: 'off', spellcheck: false });
   const announce = (text) => (chosenText.textContent = text);
   const section = el('section', { id: 'patient-picker' }, [
-    el('h2', { id: 'patient-title' }, ['Choose the patient']),
-    el('label', { htmlFor: 'patient-search' }, ['Search by name']),
+    el('h2', { id: 'patient-title' }, [text('pickTitle', 'Choose the patient')]),
+    el('label', { htmlFor: 'patient-search' }, [text('pickSearch', 'Search by name')]),
     search,
     results,
     chosenText,
@@ -68,7 +70,7 @@ function mount() {
       const found = await searchPatients(search.value.trim());
       if (mine !== latest) return; // an older answer arriving late
       results.replaceChildren(...found.map((p) => patientItem(p, announce)));
-      if (!found.length) results.replaceChildren(el('li', { className: 'empty' }, ['No patient found.']));
+      if (!found.length) results.replaceChildren(el('li', { className: 'empty' }, [text('pickNone', 'No patient found.')]));
     } catch (err) {
       if (mine === latest) results.replaceChildren(el('li', { className: 'error' }, [err.message]));
     }
