@@ -51,7 +51,7 @@ async function activeRecipient(directory: Directory, email: string, ctx?: unknow
 }
 
 /** The language chosen in the dashboard (its `simrs_lang` cookie) when the request carries it. */
-function chosenLocale(ctx: unknown): Locale | undefined {
+export function chosenLocale(ctx: unknown): Locale | undefined {
   const c = ctx as Ctx | undefined;
   const cookie = (c?.request?.headers ?? c?.headers)?.get('cookie') ?? undefined;
   return cookie && new RegExp(`(?:^|;\\s*)${LANGUAGE_COOKIE}=`).test(cookie) ? pageLocale(cookie) : undefined;

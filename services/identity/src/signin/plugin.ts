@@ -11,7 +11,7 @@ import type { Directory } from '../directory/index.ts';
 import { normalizeEmail } from '../directory/index.ts';
 import type { Mailer } from '../mail/index.ts';
 import { shapeAuthenticationOptions } from '../passkeys/index.ts';
-import { settleHandOff } from './email.ts';
+import { chosenLocale, settleHandOff } from './email.ts';
 import type { EmailSignInDeps } from './email.ts';
 import { LimiterUnavailable, RateLimited } from './limits.ts';
 import { clientIp } from './request.ts';
@@ -251,7 +251,7 @@ export function simrsPlugin(deps: PluginDeps) {
             const returned = ctx.context.returned;
             const user = (ctx.context.session as { user?: { email?: string; name?: string } } | null)?.user;
             if (!isPlainObject(returned) || returned instanceof Error || !user?.email) return;
-            const to = { email: user.email, name: user.name };
+            const to = { email: user.email, name: user.name, locale: chosenLocale(ctx) };
             // Stored in the outbox before the answer; the action itself is done either way, so a notice
             // that cannot be stored is logged rather than turned into an error for a completed action.
             const notice =

@@ -94,6 +94,17 @@ describe('sign-in by e-mail', () => {
     assert.match((await f.smtp.waitForMail('auditor@rs-demo.test', before)).subject, /^Kode masuk .* Anda$/);
   });
 
+  test('a security notice speaks the language of the browser that caused it', async () => {
+    const english = f.client();
+    english.cookies.set('simrs_lang', 'en');
+    await signInWithOtp(f, english, 'dokter@rs-demo.test');
+    remember(english);
+    const since = f.smtp.messages.length;
+    assert.equal((await english.post('/api/auth/revoke-other-sessions', {})).status, 200);
+    const notice = await f.smtp.waitForMail('dokter@rs-demo.test', since, (m) => /sessions/.test(m.subject) || /Sesi/.test(m.subject));
+    assert.match(notice.subject, /^Your other .* sessions were signed out$/);
+  });
+
   test('three wrong codes, then the right one fails', async () => {
     const email = 'perawat@rs-demo.test';
     const browser = f.client();
