@@ -22,8 +22,8 @@ export function negotiate(req: IncomingMessage, query: URLSearchParams): { prett
   return { pretty: query.get('_pretty') === 'true' };
 }
 
-/** The body of a create or update: a JSON object, or a FHIR error (413, 415, 400). */
-export async function readResource(req: IncomingMessage, maxBytes: number): Promise<Record<string, unknown>> {
+/** A request body with its media type (lower case, no parameters), or a FHIR 413 when it is too large. */
+async function readTyped(req: IncomingMessage, maxBytes: number): Promise<{ type: string; raw: string }> {
   const type = String(req.headers['content-type'] ?? '')
     .split(';')[0]!
     .trim()
@@ -36,6 +36,12 @@ export async function readResource(req: IncomingMessage, maxBytes: number): Prom
       throw new FhirError(413, 'too-long', `request body is larger than ${maxBytes} bytes`, { headers: { connection: 'close' } });
     throw err;
   }
+  return { type, raw };
+}
+
+/** The body of a create or update: a JSON object, or a FHIR error (413, 415, 400). */
+export async function readResource(req: IncomingMessage, maxBytes: number): Promise<Record<string, unknown>> {
+  const { type, raw } = await readTyped(req, maxBytes);
   if (!['application/fhir+json', 'application/json', 'application/json+fhir'].includes(type)) {
     throw new FhirError(415, 'not-supported', 'send the resource as application/fhir+json');
   }
@@ -52,18 +58,7 @@ export async function readResource(req: IncomingMessage, maxBytes: number): Prom
 
 /** A form-encoded search body (`POST Patient/_search`). */
 export async function readForm(req: IncomingMessage, maxBytes: number): Promise<URLSearchParams> {
-  const type = String(req.headers['content-type'] ?? '')
-    .split(';')[0]!
-    .trim()
-    .toLowerCase();
-  let raw: string;
-  try {
-    raw = await readBody(req, maxBytes);
-  } catch (err) {
-    if (err instanceof BodyTooLarge)
-      throw new FhirError(413, 'too-long', `request body is larger than ${maxBytes} bytes`, { headers: { connection: 'close' } });
-    throw err;
-  }
+  const { type, raw } = await readTyped(req, maxBytes);
   if (raw.trim() !== '' && type !== 'application/x-www-form-urlencoded') {
     throw new FhirError(415, 'not-supported', 'send search parameters as application/x-www-form-urlencoded');
   }
