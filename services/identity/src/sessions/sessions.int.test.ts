@@ -2,13 +2,11 @@
 // the account endpoints, and the revocation messages the gateway listens to.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Redis } from 'ioredis';
 import { createClient, grpc } from '@simrs/proto/grpc';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
-import { decodeRevocation, REVOCATION_CHANNEL } from '@simrs/contracts/revocation';
 import type { Revocation } from '@simrs/contracts/revocation';
 import { waitFor } from '@simrs/platform/testing';
-import { signInWithOtp, startFixture } from '../testing/index.ts';
+import { signInWithOtp, hearRevocations, startFixture } from '../testing/index.ts';
 import type { Client, Fixture } from '../testing/index.ts';
 
 const COOKIE = 'simrs.session_token';
@@ -17,7 +15,7 @@ type IdentityClient = ReturnType<typeof identityClient>;
 
 describe('sessions', () => {
   let f: Fixture;
-  let subscriber: Redis;
+  let subscriber: { stop(): void } | undefined;
   let identity: IdentityClient;
   const revocations: Revocation[] = [];
 
@@ -26,17 +24,12 @@ describe('sessions', () => {
 
   before(async () => {
     f = await startFixture('sessions');
-    subscriber = f.redis.client.duplicate();
-    subscriber.on('message', (_channel: string, message: string) => {
-      const r = decodeRevocation(message);
-      if (r) revocations.push(r);
-    });
-    await subscriber.subscribe(REVOCATION_CHANNEL);
+    subscriber = await hearRevocations(f, revocations);
     identity = identityClient(f.grpcAddress);
   });
   after(async () => {
     identity?.close();
-    subscriber?.disconnect();
+    subscriber?.stop();
     await f?.stop();
   });
 

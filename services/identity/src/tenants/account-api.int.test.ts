@@ -3,13 +3,11 @@
 // hospital's name for everyone, and when each user last signed in.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Redis } from 'ioredis';
 import { createClient } from '@simrs/proto/grpc';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
-import { decodeRevocation, REVOCATION_CHANNEL } from '@simrs/contracts/revocation';
 import type { Revocation } from '@simrs/contracts/revocation';
 import { waitFor } from '@simrs/platform/testing';
-import { signInWithOtp, startFixture } from '../testing/index.ts';
+import { signInWithOtp, hearRevocations, startFixture } from '../testing/index.ts';
 import type { Client, Fixture } from '../testing/index.ts';
 
 const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -18,7 +16,7 @@ const identityClient = (address: string) => createClient(IdentityService, addres
 describe('the dashboard endpoints of identity', () => {
   let f: Fixture;
   let identity: ReturnType<typeof identityClient>;
-  let subscriber: Redis;
+  let subscriber: { stop(): void } | undefined;
   const revocations: Revocation[] = [];
   const signedIn: Record<string, Client> = {};
 
@@ -51,16 +49,11 @@ describe('the dashboard endpoints of identity', () => {
   before(async () => {
     f = await startFixture('account-api');
     identity = identityClient(f.grpcAddress);
-    subscriber = f.redis.client.duplicate();
-    subscriber.on('message', (_c: string, m: string) => {
-      const r = decodeRevocation(m);
-      if (r) revocations.push(r);
-    });
-    await subscriber.subscribe(REVOCATION_CHANNEL);
+    subscriber = await hearRevocations(f, revocations);
   });
   after(async () => {
     identity?.close();
-    subscriber?.disconnect();
+    subscriber?.stop();
     await f?.stop();
   });
 

@@ -5,13 +5,11 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Redis } from 'ioredis';
 import { createClient, grpc } from '@simrs/proto/grpc';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
-import { decodeRevocation, REVOCATION_CHANNEL } from '@simrs/contracts/revocation';
 import type { Revocation } from '@simrs/contracts/revocation';
 import { waitFor } from '@simrs/platform/testing';
-import { linkFrom, signInWithOtp, startFixture } from '../testing/index.ts';
+import { linkFrom, signInWithOtp, hearRevocations, startFixture } from '../testing/index.ts';
 import type { Client, Fixture } from '../testing/index.ts';
 
 const COOKIE = 'simrs.session_token';
@@ -22,7 +20,7 @@ const identityClient = (address: string) => createClient(IdentityService, addres
 describe('tenants and roles', () => {
   let f: Fixture;
   let identity: ReturnType<typeof identityClient>;
-  let subscriber: Redis;
+  let subscriber: { stop(): void } | undefined;
   const revocations: Revocation[] = [];
   const validate = (client: Client) => identity.validateSession({ sessionToken: client.cookies.get(COOKIE) ?? '' });
 
@@ -40,16 +38,11 @@ describe('tenants and roles', () => {
   before(async () => {
     f = await startFixture('admin');
     identity = identityClient(f.grpcAddress);
-    subscriber = f.redis.client.duplicate();
-    subscriber.on('message', (_c: string, m: string) => {
-      const r = decodeRevocation(m);
-      if (r) revocations.push(r);
-    });
-    await subscriber.subscribe(REVOCATION_CHANNEL);
+    subscriber = await hearRevocations(f, revocations);
   });
   after(async () => {
     identity?.close();
-    subscriber?.disconnect();
+    subscriber?.stop();
     await f?.stop();
   });
 

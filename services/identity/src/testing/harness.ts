@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { freePort, startService, throwawayDatabase, waitFor, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
+import { decodeRevocation, REVOCATION_CHANNEL } from '@simrs/contracts/revocation';
+import type { Revocation } from '@simrs/contracts/revocation';
 import { startSmtpPeer } from '@simrs/platform/smtp-peer';
 import type { ReceivedMail as Mail, SmtpPeer } from '@simrs/platform/smtp-peer';
 
@@ -218,4 +220,15 @@ export async function signInWithOtp(f: Fixture, client: Client, email: string): 
   const otp = otpFrom(await f.smtp.waitForMail(email, since));
   const res = await client.post('/api/auth/sign-in/email-otp', { email, otp });
   if (res.status !== 200) throw new Error(`sign-in/email-otp: ${res.status} ${await res.text()}`);
+}
+
+/** Collects into `into` every revocation identity publishes from now on, as a gateway hears them. */
+export async function hearRevocations(f: Fixture, into: Revocation[]): Promise<{ stop(): void }> {
+  const subscriber = f.redis.client.duplicate();
+  subscriber.on('message', (_channel: string, message: string) => {
+    const revocation = decodeRevocation(message);
+    if (revocation) into.push(revocation);
+  });
+  await subscriber.subscribe(REVOCATION_CHANNEL);
+  return { stop: () => subscriber.disconnect() };
 }
