@@ -114,8 +114,7 @@ test(`no source file over ${MAX_LINES} lines`, () => {
 });
 
 test('nothing refers to a folder outside the repository', () => {
-  const outside = tracked.filter(
-    (f) => f !== 'test/shape.test.ts' && !f.endsWith('.png') && readFileSync(join(repoRoot, f), 'utf8').includes('../shared'),
-  );
+  const outsideFolder = ['..', 'shared'].join('/'); // spelled so that this file does not name it itself
+  const outside = tracked.filter((f) => !f.endsWith('.png') && readFileSync(join(repoRoot, f), 'utf8').includes(outsideFolder));
   assert.deepEqual(outside, []);
 });
