@@ -45,6 +45,10 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
       });
     },
   });
+  // A client that vanishes mid-conversation (a notifier killed by a fault test) makes the server's next
+  // write fail with EPIPE or ECONNRESET; that is the client's end of the story, not the peer's, and
+  // without a listener it would surface as an uncaught exception in the test process.
+  server.on('error', () => {});
   const port = await new Promise<number>((resolve) => {
     server.listen(0, '127.0.0.1', () => resolve((server.server.address() as { port: number }).port));
   });
