@@ -30,6 +30,19 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** Throughput and latency percentiles of one measured window (sorts `latencies` in place). */
+export function summarize(latencies: number[], errors: number, seconds: number): LoadResult {
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    errors,
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+  };
+}
+
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const url = new URL(options.url);
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new Error('load tests target loopback only');
@@ -63,15 +76,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   await Promise.all(Array.from({ length: connections }, worker));
   const seconds = (Date.now() - Math.max(measuredFrom, 0)) / 1000;
   await pool.close();
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: latencies.length,
-    errors,
-    rps: latencies.length / seconds,
-    p50: percentile(latencies, 50),
-    p95: percentile(latencies, 95),
-    p99: percentile(latencies, 99),
-  };
+  return summarize(latencies, errors, seconds);
 }
 
 /** What the figures were measured beside: the machine's load and the load generator. */

@@ -6,7 +6,7 @@ import type { Stack } from '../scripts/lib/stack.ts';
 import { codeFlow, authorizeWithFetch } from '../test/support/oauth.ts';
 import type { Browserless, RegisteredClient } from '../test/support/oauth.ts';
 import type { startSmtpPeer } from '@simrs/platform/smtp-peer';
-import { percentile } from './load.ts';
+import { summarize } from './load.ts';
 import type { LoadResult } from './load.ts';
 
 export const DOCTOR = 'dokter@rs-bench.test';
@@ -84,13 +84,5 @@ export async function refreshLoad(stack: Stack, app: RegisteredClient, families:
     }),
   );
   await pool.close();
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: latencies.length,
-    errors,
-    rps: latencies.length / seconds,
-    p50: percentile(latencies, 50),
-    p95: percentile(latencies, 95),
-    p99: percentile(latencies, 99),
-  };
+  return summarize(latencies, errors, seconds);
 }
