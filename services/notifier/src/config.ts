@@ -18,7 +18,7 @@ export function defaultTlsMode(url: URL): TlsMode {
   return LOOPBACK.has(url.hostname) ? 'none' : 'starttls';
 }
 
-export function smtpSettings(rawUrl: string, tls: TlsMode | undefined, timeoutMs: number): SmtpSettings {
+export function smtpSettings(rawUrl: string, tls: TlsMode | undefined, timeoutMs: number, dataEndTimeoutMs = 600_000): SmtpSettings {
   const url = new URL(rawUrl);
   const mode = tls ?? defaultTlsMode(url);
   const fallbackPort = mode === 'implicit' ? 465 : 587;
@@ -29,6 +29,7 @@ export function smtpSettings(rawUrl: string, tls: TlsMode | undefined, timeoutMs
     ...(url.password ? { pass: decodeURIComponent(url.password) } : {}),
     tls: mode,
     timeoutMs,
+    dataEndTimeoutMs,
   };
 }
 
@@ -41,6 +42,8 @@ export const schema = z
     SMTP_URL: urlWith('smtp', 'smtps'),
     SMTP_TLS: z.enum(TLS_MODES).optional(),
     SMTP_TIMEOUT_MS: ms(20_000, 100),
+    // RFC 5321 4.5.3.2.6 asks for 10 minutes: giving up sooner re-sends a mail the relay has taken.
+    SMTP_DATA_END_TIMEOUT_MS: ms(600_000, 100),
     MAIL_FROM: z
       .string()
       .default('SIMRS <no-reply@simrs.localhost>')
@@ -63,13 +66,15 @@ export const schema = z
     // take the message over while the first is still talking to the SMTP peer.
     if (env.MAIL_LEASE_MS < 2 * env.SMTP_TIMEOUT_MS)
       ctx.addIssue({ code: 'custom', path: ['MAIL_LEASE_MS'], message: 'must be at least twice SMTP_TIMEOUT_MS' });
+    if (env.SMTP_DATA_END_TIMEOUT_MS < env.SMTP_TIMEOUT_MS)
+      ctx.addIssue({ code: 'custom', path: ['SMTP_DATA_END_TIMEOUT_MS'], message: 'must be at least SMTP_TIMEOUT_MS' });
   })
   .transform((env) => ({
     grpcPort: env.GRPC_PORT,
     httpPort: env.HTTP_PORT,
     host: env.HOST,
     databaseUrl: env.DATABASE_URL,
-    smtp: smtpSettings(env.SMTP_URL, env.SMTP_TLS, env.SMTP_TIMEOUT_MS),
+    smtp: smtpSettings(env.SMTP_URL, env.SMTP_TLS, env.SMTP_TIMEOUT_MS, env.SMTP_DATA_END_TIMEOUT_MS),
     from: env.MAIL_FROM,
     retry: { maxAttempts: env.MAIL_MAX_ATTEMPTS, baseMs: env.MAIL_RETRY_BASE_MS, maxMs: env.MAIL_RETRY_MAX_MS },
     leaseMs: env.MAIL_LEASE_MS,

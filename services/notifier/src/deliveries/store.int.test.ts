@@ -77,6 +77,8 @@ describe('message store', { timeout: 60_000 }, () => {
     const [second] = await claim(pools[1]!, 1, 60_000);
     assert.equal(second?.id, first!.id);
     assert.equal(second?.attempts, 2);
+    assert.equal(first?.resumed, false, 'a first claim takes over nothing');
+    assert.equal(second?.resumed, true, 'taken over from a holder lost mid-send: outcome unknown');
     // The first holder's outcome no longer counts...
     assert.equal(await markRetry(pools[0]!, first!, 10, 'late'), false);
     assert.equal(await markDead(pools[0]!, first!, 'late'), false);
@@ -104,6 +106,7 @@ describe('message store', { timeout: 60_000 }, () => {
     await new Promise((r) => setTimeout(r, 350));
     const [again] = await claim(pools[0]!, 1, 60_000);
     assert.equal(again?.attempts, 2);
+    assert.equal(again?.resumed, false, 'a retry after a known failure is not a take-over');
     assert.equal(await markDead(pools[0]!, again!, '550 no'), true);
     const dead = await findDelivery(pools[0]!, { id: d!.id });
     assert.equal(dead?.state, 'dead');

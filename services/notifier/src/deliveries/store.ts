@@ -29,6 +29,11 @@ export interface Delivery {
   sent_at: Date | null;
 }
 
+/** A leased message; `resumed` when its previous attempt's worker was lost mid-send (outcome unknown). */
+export interface Claimed extends Delivery {
+  resumed: boolean;
+}
+
 export interface Enqueued {
   id: string;
   state: State;
@@ -80,12 +85,13 @@ export async function findDelivery(pool: Pool, by: { id: string } | { idempotenc
  * Leases up to `limit` due messages: queued ones whose retry time has come and sending ones whose
  * lease ran out (their worker died). SKIP LOCKED lets replicas claim side by side without waiting
  * on each other or taking the same row; the attempt is counted here, before the send, so a message
- * that crashes its worker still runs out of attempts.
+ * that crashes its worker still runs out of attempts. A row taken over from a lost worker is marked
+ * `resumed`: that worker may have died after the peer's 250 (see worker.ts).
  */
-export async function claim(pool: Pool, limit: number, leaseMs: number): Promise<Delivery[]> {
-  const { rows } = await pool.query<Delivery>(
+export async function claim(pool: Pool, limit: number, leaseMs: number): Promise<Claimed[]> {
+  const { rows } = await pool.query<Claimed>(
     `with due as (
-       select id from deliveries
+       select id, state = 'sending' as resumed from deliveries
        where state in ('queued', 'sending') and next_attempt_at <= now()
        order by next_attempt_at
        limit $1
@@ -95,7 +101,7 @@ export async function claim(pool: Pool, limit: number, leaseMs: number): Promise
         set state = 'sending', attempts = d.attempts + 1, lease_token = gen_random_uuid(),
             next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), updated_at = now()
        from due where d.id = due.id
-     returning d.*`,
+     returning d.*, due.resumed`,
     [limit, leaseMs],
   );
   return rows;

@@ -8,7 +8,10 @@
 // the message is sent by whoever claims it next: no loss, and the peer never had the message, so no
 // duplicate. A worker that dies (or loses the database) in the few milliseconds between the 250 and
 // that UPDATE cannot be told apart from one that died before it: the message is sent again when the
-// lease runs out (at least once beats at most once for sign-in mail). A worker that is alive keeps
+// lease runs out (at least once beats at most once for sign-in mail); its successor counts and logs
+// the take-over (`notifier.send.resumed`). SMTP has no way to ask a relay "did you get this?", so this
+// window can be made short but not closed (RFC 1047); the fault suite measures it apart from every
+// other duplicate, which must not happen at all. A worker that is alive keeps
 // its lease for as long as its send runs (renewed every third of the lease), so a slow peer or a loaded
 // machine never lets a second replica send the same message. To keep that window small the
 // "sent" update is the only thing between the two, and is retried for as long as the lease lasts if
@@ -24,7 +27,7 @@ import type { OutgoingMail, Send } from '../mail/index.ts';
 import { backoffMs, classify } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
 import { claim, markDead, markRetry, markSent, purge, renewLease } from './store.ts';
-import type { Delivery } from './store.ts';
+import type { Claimed, Delivery } from './store.ts';
 
 export type Outcome = 'sent' | 'retry' | 'dead';
 export type DeadReason = 'permanent' | 'max_attempts' | 'expired' | 'lost_lease';
@@ -34,6 +37,8 @@ export interface DeliveryMetrics {
   attempt(outcome: Outcome): void;
   deadLettered(reason: DeadReason): void;
   sendDuration(seconds: number): void;
+  /** A send taken over from a worker lost mid-send: possibly the RFC 1047 duplicate. */
+  resumed(): void;
 }
 
 export interface WorkerOptions {
@@ -115,13 +120,21 @@ export function createWorker(opts: WorkerOptions): Worker {
     log.error({ delivery_id: d.id, template: d.template, attempts: d.attempts, reason, last_error: error }, 'message dead-lettered');
   }
 
-  async function deliver(d: Delivery): Promise<void> {
+  async function deliver(d: Claimed): Promise<void> {
     if (d.attempts > opts.retry.maxAttempts) {
       // Claimed again after its last attempt's lease ran out: its worker died mid-send.
       return deadLetter(d, 'lost_lease', `worker lost during attempt ${d.attempts - 1}; outcome unknown, not retried`);
     }
     if (d.valid_until && d.valid_until.getTime() < Date.now()) {
       return deadLetter(d, 'expired', 'expired before it could be sent');
+    }
+    if (d.resumed) {
+      // Counted and logged so that an operator can match a recipient's "I got it twice" to a crash.
+      metrics.resumed();
+      log.warn(
+        { delivery_id: d.id, attempts: d.attempts },
+        'taking over a send whose worker was lost; if the peer had already answered 250 this is a duplicate with the same Message-ID',
+      );
     }
     let mail: OutgoingMail;
     try {
@@ -171,7 +184,7 @@ export function createWorker(opts: WorkerOptions): Worker {
     });
   }
 
-  function track(d: Delivery): void {
+  function track(d: Claimed): void {
     const job = deliver(d)
       .catch((err: unknown) => {
         // The store failed while recording an outcome: the lease runs out and the message is retried.

@@ -11,7 +11,19 @@ test('defaults', () => {
   assert.equal(cfg.grpcPort, 50052);
   assert.equal(cfg.httpPort, 4003);
   assert.equal(cfg.host, '0.0.0.0');
-  assert.deepEqual(cfg.smtp, { host: 'smtp.example.org', port: 587, user: 'mailer', pass: 's3cret', tls: 'starttls', timeoutMs: 20_000 });
+  assert.deepEqual(cfg.smtp, {
+    host: 'smtp.example.org',
+    port: 587,
+    user: 'mailer',
+    pass: 's3cret',
+    tls: 'starttls',
+    timeoutMs: 20_000,
+    dataEndTimeoutMs: 600_000, // RFC 5321 4.5.3.2.6
+  });
+  assert.ok(
+    schema.safeParse({ ...base, SMTP_TIMEOUT_MS: '30000', SMTP_DATA_END_TIMEOUT_MS: '20000' }).error,
+    'data end shorter than the conversation',
+  );
   assert.deepEqual(cfg.retry, { maxAttempts: 8, baseMs: 2_000, maxMs: 300_000 });
   assert.equal(cfg.from, 'SIMRS <no-reply@simrs.localhost>');
 });

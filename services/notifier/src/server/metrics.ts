@@ -17,6 +17,10 @@ export function createMetrics(readStats: () => Promise<StoreStats>) {
   const deadLetters = meter.createCounter('notifier.dead_letters', {
     description: 'Messages dead-lettered by this process, by reason (permanent, max_attempts, expired, lost_lease).',
   });
+  const resumed = meter.createCounter('notifier.send.resumed', {
+    description:
+      'Sends taken over from a worker lost mid-send. Each is sent again with the same Message-ID; if the lost worker died after the relay answered 250, the recipient gets it twice (RFC 1047).',
+  });
   const duration = meter.createHistogram('notifier.send.duration', {
     description: 'Duration of one SMTP attempt in seconds.',
     unit: 's',
@@ -51,6 +55,7 @@ export function createMetrics(readStats: () => Promise<StoreStats>) {
     attempt: (outcome: Outcome) => attempts.add(1, { outcome }),
     deadLettered: (reason: DeadReason) => deadLetters.add(1, { reason }),
     sendDuration: (seconds: number) => duration.record(seconds),
+    resumed: () => resumed.add(1),
   };
 }
 
