@@ -4,6 +4,13 @@
 // row: requests sent, answers by status, 500s, 503s (and how many carried Retry-After), acknowledged
 // writes missing afterwards, sign-in mails accepted but never delivered, mails delivered twice, and the
 // seconds from the restart until every kind of request had succeeded again. The must-be-zeros are asserted.
+//
+// Mails twice: one duplicate cannot be ruled out over SMTP. A notifier killed after the relay stored a
+// message and answered 250, but before its own record of that answer, leaves a send whose outcome it
+// cannot know; the next holder sends it again with the same Message-ID (RFC 1047, "Duplicate messages
+// and SMTP"). Such a duplicate is counted apart, and only when the evidence says so: its first copy
+// reached the peer in the last second before the notifier was killed, the second copy after it.
+// Every other duplicate must be zero.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,6 +27,8 @@ const RATE_PER_SECOND = Number(process.env.FAULT_RATE ?? 300);
 const KILL_AT_MS = 1_000;
 const DOWN_FOR_MS = 1_000;
 const MAX_IN_FLIGHT = 64;
+/** How long before a kill a first copy may have reached the peer and still be unrecorded (see above). */
+const SMTP_WINDOW_MS = 1_000;
 const ADMIN = 'admin@rs-fault.test';
 const CLINICIANS = Array.from({ length: 10 }, (_, i) => `dokter${i}@rs-fault.test`);
 const KINDS = ['signin', 'list', 'create', 'refresh', 'device'] as const;
@@ -38,6 +47,8 @@ let nikSeq = 0;
 let signins = 0;
 let refreshesLost = 0;
 const unexplained503: string[] = [];
+/** When each notifier was killed: the evidence for a duplicate in RFC 1047's window. */
+const notifierKills: number[] = [];
 
 interface Row {
   fault: Part;
@@ -49,6 +60,8 @@ interface Row {
   missingWrites: number;
   mailsLost: number;
   mailsTwice: number;
+  /** Of those, sends whose first copy reached the peer just before its notifier was killed (RFC 1047). */
+  mailsTwiceAfterKill: number;
   recoverySeconds: number;
   refreshesLost: number;
 }
@@ -181,6 +194,7 @@ async function runFault(fault: Part): Promise<Row> {
     missingWrites: 0,
     mailsLost: 0,
     mailsTwice: 0,
+    mailsTwiceAfterKill: 0,
     recoverySeconds: 0,
     refreshesLost: 0,
   };
@@ -191,6 +205,7 @@ async function runFault(fault: Part): Promise<Row> {
   const faulted = (async () => {
     await sleep(KILL_AT_MS);
     await f.kill(fault);
+    if (fault === 'notifier') notifierKills.push(Date.now());
     await sleep(DOWN_FOR_MS);
     restartedAt = Date.now();
     await f.restart(fault);
@@ -236,7 +251,7 @@ async function runFault(fault: Part): Promise<Row> {
 }
 
 /** Acknowledged patients that are not in the database, and sign-in mails lost or doubled. */
-async function audit(row: Row): Promise<void> {
+async function audit(row: Row, mailsBefore: number): Promise<void> {
   const db = new pg.Client({ connectionString: f.stack.databases.records });
   await db.connect();
   try {
@@ -253,8 +268,43 @@ async function audit(row: Row): Promise<void> {
   while (Date.now() < deadline && CLINICIANS.some((e) => (delivered().get(e) ?? 0) < (mailsAccepted.get(e) ?? 0))) await sleep(250);
   const got = delivered();
   row.mailsLost = CLINICIANS.reduce((sum, e) => sum + Math.max(0, (mailsAccepted.get(e) ?? 0) - (got.get(e) ?? 0)), 0);
-  const ids = f.smtp.messages.map((m) => m.headers['message-id'] ?? m.headers['Message-ID']).filter(Boolean);
-  row.mailsTwice = ids.length - new Set(ids).size;
+  await drained();
+  countDuplicates(row, mailsBefore);
+}
+
+/** Waits (bounded) until the notifier holds nothing queued or in flight: a resend belongs to its row. */
+async function drained(): Promise<void> {
+  const db = new pg.Client({ connectionString: f.stack.databases.notifier });
+  await db.connect();
+  try {
+    const deadline = Date.now() + 45_000;
+    const open = async () =>
+      (await db.query<{ n: number }>(`select count(*)::int as n from deliveries where state in ('queued', 'sending')`)).rows[0]!.n;
+    while (Date.now() < deadline && (await open()) > 0) await sleep(250);
+  } finally {
+    await db.end();
+  }
+}
+
+/** Copies of an earlier Message-ID among the messages since `from`, and which of them RFC 1047 explains. */
+function countDuplicates(row: Row, from: number): void {
+  const firstSeen = new Map<string, number>();
+  f.smtp.messages.forEach((m, i) => {
+    const id = m.headers['message-id'] ?? m.headers['Message-ID'];
+    if (!id) return;
+    const first = firstSeen.get(id);
+    if (first === undefined) return void firstSeen.set(id, m.receivedAt);
+    if (i < from) return;
+    row.mailsTwice++;
+    const kill = notifierKills.find((k) => first <= k && first > k - SMTP_WINDOW_MS && m.receivedAt > k);
+    if (kill === undefined) {
+      const notifierSaid = f.stack.services.notifier.lines.filter((l) => /retry|taking over|lost/.test(l)).slice(-5);
+      console.warn(`a duplicate ${m.receivedAt - first} ms after its first copy; the notifier said:\n${notifierSaid.join('\n')}`);
+      return;
+    }
+    row.mailsTwiceAfterKill++;
+    console.warn(`a copy accepted ${kill - first} ms before the notifier was killed was sent again after it (RFC 1047)`);
+  });
 }
 
 before(async () => {
@@ -310,7 +360,7 @@ after(async () => {
 function printTable(): void {
   const statuses = [...new Set(rows.flatMap((r) => Object.keys(r.byStatus)))].sort();
   const lines = [
-    `| fault (SIGKILL, restart) | sent | answers by status | 500s | 503s (with Retry-After) | acknowledged writes missing | sign-in mails lost | mails twice | s until all kinds succeed | refresh tokens lost |`,
+    `| fault (SIGKILL, restart) | sent | answers by status | 500s | 503s (with Retry-After) | acknowledged writes missing | sign-in mails lost | mails twice (of which sent again after a kill between 250 and record) | s until all kinds succeed | refresh tokens lost |`,
     '|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
@@ -319,7 +369,7 @@ function printTable(): void {
           .map((s) => `${s === '0' ? 'no answer' : s}: ${r.byStatus[s]}`)
           .join(
             ', ',
-          )} | ${r.e500} | ${r.e503} (${r.e503RetryAfter}) | ${r.missingWrites} | ${r.mailsLost} | ${r.mailsTwice} | ${r.recoverySeconds.toFixed(1)} | ${r.refreshesLost} |`,
+          )} | ${r.e500} | ${r.e503} (${r.e503RetryAfter}) | ${r.missingWrites} | ${r.mailsLost} | ${r.mailsTwice} (${r.mailsTwiceAfterKill}) | ${r.recoverySeconds.toFixed(1)} | ${r.refreshesLost} |`,
     ),
   ];
   console.warn(
@@ -330,14 +380,15 @@ function printTable(): void {
 describe('faults under load', () => {
   for (const fault of ['notifier', 'identity', 'records', 'redis', 'postgres'] as const) {
     test(`SIGKILL and restart ${fault}: no 500, nothing acknowledged lost, no mail lost or doubled`, async () => {
+      const mailsBefore = f.smtp.messages.length;
       const row = await runFault(fault);
-      await audit(row);
+      await audit(row, mailsBefore);
       rows.push(row);
       console.warn(JSON.stringify(row));
       assert.equal(row.e500, 0, '500s');
       assert.equal(row.missingWrites, 0, 'acknowledged writes missing');
       assert.equal(row.mailsLost, 0, 'sign-in mails accepted but never delivered');
-      assert.equal(row.mailsTwice, 0, 'mails delivered twice');
+      assert.equal(row.mailsTwice - row.mailsTwiceAfterKill, 0, 'mails delivered twice, other than RFC 1047 (see the top)');
       assert.equal(row.e503RetryAfter, row.e503, 'every 503 carries Retry-After');
       assert.ok(Number.isFinite(row.recoverySeconds), 'every kind of request succeeds again');
     });

@@ -10,6 +10,8 @@ export interface ReceivedMail {
   text: string;
   html: string;
   headers: Record<string, string>;
+  /** When the peer stored it, just before answering 250 (ms since the epoch). */
+  receivedAt: number;
 }
 
 export interface SmtpPeer {
@@ -39,6 +41,7 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
             text: mail.text ?? '',
             html: mail.html ?? '',
             headers: Object.fromEntries(mail.headers.map((h) => [h.key, h.value])),
+            receivedAt: Date.now(),
           });
           callback();
         }, callback);
