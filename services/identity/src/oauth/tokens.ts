@@ -33,6 +33,12 @@ export class Handover<T> {
   }
 }
 
+/** What the endpoint answered, when it answered a JSON object (not an error). */
+export const returnedError = (ctx: { context: { returned?: unknown } }) => {
+  const returned = ctx.context.returned;
+  return returned instanceof Error || !isPlainObject(returned) ? undefined : returned;
+};
+
 /** The token of an Authorization header with one of `schemes` (case-insensitive, RFC 7235). */
 export function bearer(headers: Headers | undefined, schemes: readonly string[] = ['Bearer']): string | undefined {
   const value = headers?.get('authorization');
