@@ -17,7 +17,7 @@ import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
 import type { Keys } from '../keys/index.ts';
 import type { Mailer } from '../mail/index.ts';
-import { cachedKeySet, createOAuth, SIGNING_KEY_CONFIGS } from '../oauth/index.ts';
+import { cachedKeySet, createOAuth, rowsPerRequestPlugin, SIGNING_KEY_CONFIGS } from '../oauth/index.ts';
 import type { OAuthClients, RegistrationTokens } from '../oauth/index.ts';
 import { passkeyPlugin } from '../passkeys/index.ts';
 import type { IdentityStorage, Revocations } from '../sessions/index.ts';
@@ -148,6 +148,8 @@ export function authOptions(deps: AuthDeps) {
       },
     },
     plugins: [
+      // First: every later plugin and Better Auth's internal adapter read through it (oauth/rows-per-request.ts).
+      rowsPerRequestPlugin,
       otpPlugin(deps),
       magicLinkPlugin(deps),
       passkeyPlugin(config),

@@ -298,7 +298,7 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
 
   const matches = (path: string) => (ctx: { path?: string }) => ctx.path === path;
   const logout = logoutHooks(oauthClients);
-  const token = tokenHooks({ keys, oauthClients, grants, providerOptions, log });
+  const token = tokenHooks({ keys, grants, providerOptions, log });
 
   return {
     id: 'simrs-oauth',

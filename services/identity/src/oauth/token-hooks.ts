@@ -1,8 +1,9 @@
 // The token endpoint (/oauth2/token) under SIMRS's rules: the client is authenticated before any code or
-// refresh token is looked up; a replayed code and a reused refresh token end their grant (grants.ts);
+// refresh token is looked up; a replayed code and a reused refresh token end their grant (grants.ts),
+// a refresh token sent twice at once too;
 // issued tokens have their grant remembered, the SMART launch patient named in the answer (launch.ts),
 // and the ID token signed in the client's algorithm (id-tokens.ts).
-import { createAuthMiddleware } from 'better-auth/api';
+import { createAuthMiddleware, isAPIError } from 'better-auth/api';
 import type { JwtOptions } from 'better-auth/plugins';
 import { getOAuthProviderApi } from '@better-auth/oauth-provider';
 import type { OAuthOptions, Scope } from '@better-auth/oauth-provider';
@@ -11,20 +12,13 @@ import { PATIENT_CLAIM } from '@simrs/contracts/oauth';
 import type { Keys } from '../keys/index.ts';
 import type { Ctx } from '../signin/index.ts';
 import type { Grants } from './grants.ts';
-import { resignIdToken } from './id-tokens.ts';
-import type { OAuthClients } from './oauth-clients.ts';
+import { idTokenAlgOf, resignIdToken } from './id-tokens.ts';
 import { decodePayload, DEVICE_CODE_GRANT, hashOAuthToken, isPlainObject, oauthError, returnedError } from './tokens.ts';
 
 const TOKEN = '/oauth2/token';
 
-export function tokenHooks(deps: {
-  keys: Keys;
-  oauthClients: OAuthClients;
-  grants: Grants;
-  providerOptions: (ctx: Ctx) => OAuthOptions<Scope[]>;
-  log: Logger;
-}) {
-  const { keys, oauthClients, grants, providerOptions, log } = deps;
+export function tokenHooks(deps: { keys: Keys; grants: Grants; providerOptions: (ctx: Ctx) => OAuthOptions<Scope[]>; log: Logger }) {
+  const { keys, grants, providerOptions, log } = deps;
 
   /**
    * Client authentication first (RFC 6749 §5.2): a wrong secret is invalid_client whether or not the
@@ -44,11 +38,25 @@ export function tokenHooks(deps: {
       return; // Better Auth refuses a spent code and deletes the refresh tokens it issued
     }
     if (body.grant_type !== 'refresh_token' || typeof body.refresh_token !== 'string') return;
-    const row = await grants.findRefresh(ctx, body.refresh_token);
-    if (!row?.revoked || row.clientId !== client.clientId) return;
-    log.warn({ clientId: row.clientId, userId: row.userId }, 'refresh token reused: its grant is revoked');
-    await grants.endGrant(ctx, row);
+    const reused = await grants.endIfReused(ctx, body.refresh_token, client.clientId);
+    if (!reused) return;
+    log.warn({ clientId: reused.clientId, userId: reused.userId }, 'refresh token reused: its grant is revoked');
     throw oauthError('BAD_REQUEST', 'invalid_grant', 'invalid refresh token');
+  }
+
+  /**
+   * A refresh refused because another request rotated the same token in the meantime (one token sent
+   * twice at once: Better Auth rotates only a token not yet revoked, so one of them loses): a reuse too,
+   * which ends the grant as beforeToken does, whichever request read the token first.
+   */
+  async function afterRefusedRefresh(ctx: Ctx, body: Record<string, unknown>): Promise<void> {
+    const refused = ctx.context.returned;
+    if (body.grant_type !== 'refresh_token' || typeof body.refresh_token !== 'string') return;
+    if (!isAPIError(refused) || (refused.body as { error?: unknown } | undefined)?.error !== 'invalid_grant') return;
+    const { client } = await getOAuthProviderApi(ctx, providerOptions(ctx)).authenticateClient({ requireCredentials: false });
+    // The failed rotation was a write: the token's row is read again, not the one kept from before it.
+    const reused = await grants.endIfReused(ctx, body.refresh_token, client.clientId);
+    if (reused) log.warn({ clientId: reused.clientId, userId: reused.userId }, 'refresh token used twice at once: its grant is revoked');
   }
 
   /**
@@ -57,15 +65,18 @@ export function tokenHooks(deps: {
    */
   async function afterToken(ctx: Ctx) {
     const issued = returnedError(ctx);
-    if (!issued || typeof issued.access_token !== 'string') return;
+    if (!issued || typeof issued.access_token !== 'string') {
+      if (isPlainObject(ctx.body)) await afterRefusedRefresh(ctx, ctx.body);
+      return;
+    }
     await grants.afterIssued(ctx, typeof issued.refresh_token === 'string' ? issued.refresh_token : undefined);
     const patient = decodePayload(issued.access_token)?.[PATIENT_CLAIM];
     const answer = typeof patient === 'string' ? { ...issued, patient } : issued;
     if (typeof answer.id_token !== 'string') return answer === issued ? undefined : ctx.json(answer);
-    // The ID token's audience is the client it was issued to.
+    // The ID token's audience is the client it was issued to (the row read for this request).
     const audience = decodePayload(answer.id_token)?.aud;
-    const client = typeof audience === 'string' ? await oauthClients.find(audience) : undefined;
-    const alg = client?.idTokenAlg ?? 'RS256';
+    const client = typeof audience === 'string' ? await getOAuthProviderApi(ctx, providerOptions(ctx)).getClient(audience) : undefined;
+    const alg = client ? idTokenAlgOf(client.metadata) : 'RS256';
     if (alg === 'RS256') return answer === issued ? undefined : ctx.json(answer);
     const jwtOptions = (ctx.context as unknown as { getPlugin(id: string): { options?: JwtOptions } | undefined }).getPlugin(
       'jwt',
