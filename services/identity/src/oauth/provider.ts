@@ -23,7 +23,7 @@ import { createPar } from './par.ts';
 import type { OAuthDeps } from './hooks.ts';
 import { CLIENT_BASE_SCOPES } from './registration-tokens.ts';
 import type { RegistrationGrant } from './registration-tokens.ts';
-import { Handover, hashOAuthToken, oauthError } from './tokens.ts';
+import { Handover, hashClientSecret, hashOAuthToken, oauthError } from './tokens.ts';
 
 /** The seed's scopes, then SMART App Launch v2 scopes for the FHIR Patient API and its launch context (@simrs/contracts/smart). */
 export const OAUTH_SCOPES = [
@@ -114,6 +114,7 @@ export function createOAuth(deps: OAuthDeps) {
     enforcePerClientResources: false,
     clientRegistrationDefaultResources: [audience],
     storeTokens: { hash: (token: string, type: string) => hashOAuthToken(keys, token, type) },
+    storeClientSecret: { hash: hashClientSecret },
     extensions: [claimsExtension],
     advertisedMetadata: {
       claims_supported: [
