@@ -66,7 +66,7 @@ const refresh = (token: string) => ({ model: 'oauthRefreshToken', where: [{ fiel
 
 function world() {
   const { adapter, reads } = countingAdapter({
-    oauthClient: [{ id: '1', clientId: 'app', disabled: false, scopes: ['openid'] }],
+    oauthClient: [{ id: '1', clientId: 'app', disabled: false, scopes: ['openid'], metadata: { alg: 'RS256' } }],
     oauthRefreshToken: [{ id: '2', token: 'hash', revoked: null }],
     user: [{ id: 'u', active: true }],
   });
@@ -82,7 +82,9 @@ describe('rows kept per token request', () => {
       assert.deepEqual(first, second);
       assert.notEqual(first, second, 'not one shared object');
       (first!.scopes as string[]).push('simrs:write');
-      assert.deepEqual((await kept.findOne<Row>(client('app')))!.scopes, ['openid'], 'a caller changing its copy changes nothing kept');
+      (first!.metadata as Record<string, unknown>).alg = 'none';
+      first!.disabled = true;
+      assert.deepEqual(await kept.findOne<Row>(client('app')), second, 'a caller changing its copy changes nothing kept');
       await kept.findOne(refresh('hash'));
       await kept.findOne(refresh('hash'));
     });

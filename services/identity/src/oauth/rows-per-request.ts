@@ -58,6 +58,18 @@ const writing =
     }
   };
 
+/** A row for one caller: its own object, arrays, dates and nested objects (rows nest one level at most). */
+function copyOf<T>(row: T): T {
+  const copy: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(row as Record<string, unknown>)) {
+    if (Array.isArray(value)) copy[name] = [...(value as unknown[])];
+    else if (value instanceof Date) copy[name] = new Date(value);
+    else if (typeof value === 'object' && value !== null) copy[name] = { ...value };
+    else copy[name] = value;
+  }
+  return copy as T;
+}
+
 /** Better Auth's adapter, keeping the rows of `KEPT` for the rest of a token request (see above). */
 export function keepRowsPerRequest(adapter: DBAdapter): DBAdapter {
   const findOne: DBAdapter['findOne'] = async <T>(args: Parameters<DBAdapter['findOne']>[0]): Promise<T | null> => {
@@ -72,7 +84,7 @@ export function keepRowsPerRequest(adapter: DBAdapter): DBAdapter {
       read.catch(() => rows.get(key) === read && rows.delete(key));
     }
     const row = await read;
-    return row === null ? null : structuredClone(row);
+    return row === null ? null : copyOf(row);
   };
   return {
     ...adapter,
