@@ -43,8 +43,8 @@ export interface AuthDeps {
 
 export const keySet = cachedKeySet();
 /**
- * Signing keys, one per algorithm (RS256 signs access tokens and ID tokens by default; EdDSA and ES256
- * sign the ID tokens of clients that chose them); the JWKS at /api/auth/jwks. Also used to rotate keys
+ * Signing keys, one per algorithm (EdDSA signs access tokens; RS256 signs ID tokens by default, EdDSA and
+ * ES256 those of clients that chose them); the JWKS at /api/auth/jwks. Also used to rotate keys
  * (oauth/signing-keys.ts).
  */
 export const JWT_OPTIONS: JwtOptions = {
