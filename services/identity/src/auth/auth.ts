@@ -11,6 +11,7 @@ import type { JwtOptions } from 'better-auth/plugins';
 import { oauthDeviceAuthorization, oauthProvider } from '@better-auth/oauth-provider';
 import type { Pool } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
+import { tracesExported } from '@simrs/platform/spans';
 import { COOKIE_PREFIX } from '@simrs/contracts/cookie';
 import { AUTH_BASE_PATH } from '@simrs/contracts/oauth';
 import type { Config } from '../config.ts';
@@ -67,6 +68,9 @@ export function authOptions(deps: AuthDeps) {
     secondaryStorage: deps.storage,
     trustedOrigins: [config.PUBLIC_URL, ...config.CORS_ALLOWED_ORIGINS],
     telemetry: { enabled: false },
+    // Better Auth's own spans (each hook, handler and adapter call) only when spans are exported: not
+    // recorded otherwise (@simrs/platform/telemetry), they would cost a span's work per step for nothing.
+    experimental: { instrumentation: { enabled: tracesExported() } },
     emailAndPassword: { enabled: false },
     user: {
       additionalFields: {
