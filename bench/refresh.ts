@@ -4,6 +4,7 @@
 // Run alone: `node bench/refresh.ts` (BENCH_REFRESH_SECONDS, BENCH_REFRESH_FAMILIES, BENCH_REFRESH_ROUNDS,
 // BENCH_PROFILE_DIR=<dir> to write each service's --cpu-prof there).
 import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { Pool } from 'undici';
 import { testServerUrl } from '@simrs/platform/testing';
 import { startSmtpPeer } from '@simrs/platform/smtp-peer';
@@ -15,7 +16,7 @@ import type { RegisteredClient } from '../test/support/oauth.ts';
 import { seedUsers } from '../test/support/users.ts';
 import { conditions, printTable, summarize } from './load.ts';
 import type { LoadResult } from './load.ts';
-import { measureUsage } from './procstat.ts';
+import { cpuSeconds, measureUsage } from './procstat.ts';
 
 export const DOCTOR = 'dokter@rs-bench.test';
 
@@ -107,9 +108,35 @@ export async function refreshLoad(
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /**
+ * CPU seconds used so far by the Postgres backends serving `databaseUrl` (identity's pool), when the
+ * server runs on this machine; undefined otherwise. A backend that ends in between is not counted.
+ */
+async function postgresBackends(databaseUrl: string): Promise<(() => number | undefined) | undefined> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    const pids = rows.map((r) => r.pid);
+    const total = () => {
+      try {
+        return pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+      } catch {
+        return undefined; // not on this machine, or a backend ended
+      }
+    };
+    return total() === undefined ? undefined : total;
+  } finally {
+    await db.end();
+  }
+}
+
+/**
  * Refreshes alone: a warm-up loop, then `rounds` measured loops of `seconds` each, every one with the
- * CPU time identity and the gateway spent per refresh (from /proc; the warm-up of each loop is left
- * out of both the time and the count, so the figure is CPU per answered refresh).
+ * CPU time identity, the gateway and identity's Postgres backends spent per refresh (from /proc; the
+ * warm-up of each loop is left out of both the time and the count, so the figure is CPU per answered
+ * refresh).
  */
 export async function benchRefresh(): Promise<Array<Record<string, string | number>>> {
   const seconds = Number(process.env.BENCH_REFRESH_SECONDS ?? 5);
@@ -143,9 +170,13 @@ export async function benchRefresh(): Promise<Array<Record<string, string | numb
     });
     const families = await refreshFamilies(stack, smtp, app, new Browserless(stack), count);
     await refreshLoad(stack, app, families, 2, 0); // JIT, pools, Postgres' cache
+    const postgres = await postgresBackends(stack.databases.identity);
     const rows: Array<Record<string, string | number>> = [];
     for (let i = 1; i <= rounds; i++) {
+      const postgresBefore = postgres?.();
       const { result, usage } = await measureUsage(pids, () => refreshLoad(stack!, app, families, seconds, 0));
+      const postgresAfter = postgres?.();
+      const postgresCpu = postgresBefore !== undefined && postgresAfter !== undefined ? postgresAfter - postgresBefore : undefined;
       const perRefresh = (s: keyof typeof pids) => (result.requests ? round(((usage.cpu[s] ?? 0) * 1000) / result.requests, 3) : '');
       rows.push({
         name: `token refreshes, ${count} families, round ${i} (target >= 300/s): ${result.rps >= 300 ? 'met' : 'SHORT'}`,
@@ -155,6 +186,8 @@ export async function benchRefresh(): Promise<Array<Record<string, string | numb
         errors: result.errors,
         'identity_cpu_ms/req': perRefresh('identity'),
         'gateway_cpu_ms/req': perRefresh('gateway'),
+        // identity's database connections (Postgres backends on this machine)
+        'postgres_cpu_ms/req': postgresCpu !== undefined && result.requests ? round((postgresCpu * 1000) / result.requests, 3) : '',
       });
     }
     return rows;
