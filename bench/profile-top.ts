@@ -1,6 +1,8 @@
 // `node bench/profile-top.ts <file.cpuprofile> [n]`: where a service's CPU went under the bench's load
-// (run it with BENCH_PROFILE_DIR set; module loading is left out). Prints the top functions by self time and the top packages or
-// source files by self time, as shares of the busy (non-idle) samples.
+// (run it with BENCH_PROFILE_DIR set; module loading is left out). Prints the top functions by self time,
+// the top functions by total time (self plus what they called, each sample counted once per function even
+// when it recurses), and the top packages or source files by self time, as shares of the busy (non-idle)
+// samples of the main thread (work on libuv's pool, such as WebCrypto signing, is not sampled).
 import { readFileSync } from 'node:fs';
 
 interface Node {
@@ -29,18 +31,24 @@ const loading = (node: Node): boolean => {
   }
   return false;
 };
+const keyOf = (node: Node) =>
+  `${node.callFrame.functionName || '(anonymous)'} ${where(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
 const bySelf = new Map<string, number>();
+const byTotal = new Map<string, number>();
 const byPlace = new Map<string, number>();
 let busy = 0;
 let gc = 0;
 for (const node of profile.nodes) {
   const hits = node.hitCount ?? 0;
-  const { functionName, url, lineNumber } = node.callFrame;
+  const { functionName, url } = node.callFrame;
   if (functionName === '(garbage collector)') gc += hits;
   if (IDLE.has(functionName) && functionName !== '(garbage collector)') continue;
   if (loading(node)) continue;
   busy += hits;
-  const key = `${functionName || '(anonymous)'} ${where(url)}:${lineNumber + 1}`;
+  const key = keyOf(node);
+  const onStack = new Set<string>();
+  for (let at: Node | undefined = node; at; at = byId.get(parent.get(at.id) ?? -1)) onStack.add(keyOf(at));
+  for (const k of onStack) byTotal.set(k, (byTotal.get(k) ?? 0) + hits);
   bySelf.set(key, (bySelf.get(key) ?? 0) + hits);
   byPlace.set(where(url), (byPlace.get(where(url)) ?? 0) + hits);
 }
@@ -51,5 +59,5 @@ const top = (m: Map<string, number>) =>
     .map(([k, v]) => `${((100 * v) / busy).toFixed(1).padStart(5)}%  ${k}`)
     .join('\n');
 console.log(
-  `busy samples ${busy}, garbage collection ${((100 * gc) / busy).toFixed(1)}%\n\nby function (self):\n${top(bySelf)}\n\nby package / file (self):\n${top(byPlace)}`,
+  `busy samples ${busy}, garbage collection ${((100 * gc) / busy).toFixed(1)}%\n\nby function (self):\n${top(bySelf)}\n\nby function (total):\n${top(byTotal)}\n\nby package / file (self):\n${top(byPlace)}`,
 );

@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, printed as tables. Speed and memory targets live here, never in
-// timed tests. BENCH_ONLY=records|gateway|dashboard|trips runs one part.
+// timed tests. BENCH_ONLY=records|gateway|refresh|dashboard|trips runs one part.
 import { conditions, printTable } from './load.ts';
 
 type Bench = () => Promise<Array<Record<string, string | number>>>;
@@ -12,6 +12,10 @@ const parts: Record<string, { title: string; load: () => Promise<Bench> }> = {
   gateway: {
     title: "hot paths against the database's ceiling: pasien.list via pgbench, straight to records, through the gateway; token refreshes",
     load: async () => (await import('./gateway.ts')).benchGateway,
+  },
+  refresh: {
+    title: 'token refreshes alone (refresh grant through the gateway), with CPU time per refresh',
+    load: async () => (await import('./refresh.ts')).benchRefresh,
   },
   dashboard: {
     title: 'dashboard: first load (gzipped) and patient search through the gateway with a session cookie',

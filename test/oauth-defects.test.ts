@@ -171,14 +171,21 @@ describe('4. ID token algorithms', () => {
     return digest.subarray(0, digest.length / 2).toString('base64url');
   };
 
-  test('RS256 by default (access tokens too); EdDSA and ES256 for clients that registered them; anything else refused', async () => {
+  test('ID tokens RS256 by default, EdDSA and ES256 for clients that registered them, anything else refused; access tokens EdDSA', async () => {
     const discovery = (await (await fetch(gateway('/api/auth/.well-known/openid-configuration'))).json()) as Record<string, string[]>;
     assert.deepEqual(discovery.id_token_signing_alg_values_supported, ['RS256', 'EdDSA', 'ES256']);
     const surgeon = browserFor(USERS.surgeon);
     const plain = await tokensFor(world.stack, world.smtp, app, surgeon, USERS.surgeon, 'openid simrs:read');
     assert.equal(decodeProtectedHeader(plain.id_token!).alg, 'RS256');
-    assert.equal(decodeProtectedHeader(plain.access_token).alg, 'RS256');
+    assert.equal(decodeProtectedHeader(plain.access_token).alg, 'EdDSA');
     await jwtVerify(plain.id_token!, jwks(), { issuer: issuerUrl(world.stack).href, audience: app.clientId, algorithms: ['RS256'] });
+    // The access token verifies against the published JWKS as any resource server would check it (RFC 9068).
+    await jwtVerify(plain.access_token, jwks(), {
+      issuer: issuerUrl(world.stack).href,
+      audience: `${world.stack.publicUrl}/api`,
+      typ: 'at+jwt',
+      algorithms: ['EdDSA'],
+    });
     assert.equal(decodeJwt(plain.id_token!).at_hash, atHash(plain.access_token, 'sha256'));
 
     for (const [alg, hash] of [
@@ -195,7 +202,7 @@ describe('4. ID token algorithms', () => {
         algorithms: [alg],
       });
       assert.equal(payload.at_hash, atHash(tokens.access_token, hash), `at_hash for ${alg}`);
-      assert.equal(decodeProtectedHeader(tokens.access_token).alg, 'RS256', 'access tokens stay RS256');
+      assert.equal(decodeProtectedHeader(tokens.access_token).alg, 'EdDSA', 'access tokens stay EdDSA');
     }
     await assert.rejects(
       register('Klien HS256', { id_token_signed_response_alg: 'HS256' }),

@@ -10,6 +10,14 @@ export type Outcome = 'ok' | 'client_error' | 'server_error';
 export const ATTR_TENANT = 'simrs.tenant_id';
 export const ATTR_OUTCOME = 'simrs.outcome';
 
+/**
+ * Whether spans leave the process (an OTLP endpoint or a traces exporter is configured); when not,
+ * telemetry.ts records none, so a library's own spans are work nobody can see.
+ */
+export function tracesExported(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_TRACES_EXPORTER);
+}
+
 export function outcomeOf(status: number): Outcome {
   return status >= 500 ? 'server_error' : status >= 400 ? 'client_error' : 'ok';
 }

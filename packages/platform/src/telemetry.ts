@@ -22,7 +22,7 @@ import { AlwaysOffSampler, ParentBasedSampler } from '@opentelemetry/sdk-trace';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { onShutdownLast } from './lifecycle.ts';
 import { normalizePath, redactQuery, redactUrl } from './redact.ts';
-import { applyAnnotation } from './spans.ts';
+import { applyAnnotation, tracesExported } from './spans.ts';
 
 /** What the instrumentations below hook by name (their InstrumentationNodeModuleDefinition). */
 const INSTRUMENTED_MODULES = ['express', 'pg', 'pg-pool', 'ioredis', '@grpc/grpc-js', 'http', 'https', 'node:http', 'node:https'];
@@ -107,9 +107,7 @@ export function startTelemetry(serviceName: string): void {
   else register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   process.env.OTEL_SERVICE_NAME ??= serviceName;
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
-  const exporting = Boolean(
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_TRACES_EXPORTER,
-  );
+  const exporting = tracesExported();
   const sdk = new NodeSDK({
     instrumentations: instrumentations(),
     metricReaders: [prometheus],

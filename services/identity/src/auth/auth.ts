@@ -11,13 +11,14 @@ import type { JwtOptions } from 'better-auth/plugins';
 import { oauthDeviceAuthorization, oauthProvider } from '@better-auth/oauth-provider';
 import type { Pool } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
+import { tracesExported } from '@simrs/platform/spans';
 import { COOKIE_PREFIX } from '@simrs/contracts/cookie';
 import { AUTH_BASE_PATH } from '@simrs/contracts/oauth';
 import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
 import type { Keys } from '../keys/index.ts';
 import type { Mailer } from '../mail/index.ts';
-import { cachedKeySet, createOAuth, SIGNING_KEY_CONFIGS } from '../oauth/index.ts';
+import { cachedKeySet, createOAuth, rowsPerRequestPlugin, SIGNING_KEY_CONFIGS } from '../oauth/index.ts';
 import type { OAuthClients, RegistrationTokens } from '../oauth/index.ts';
 import { passkeyPlugin } from '../passkeys/index.ts';
 import type { IdentityStorage, Revocations } from '../sessions/index.ts';
@@ -43,8 +44,8 @@ export interface AuthDeps {
 
 export const keySet = cachedKeySet();
 /**
- * Signing keys, one per algorithm (RS256 signs access tokens and ID tokens by default; EdDSA and ES256
- * sign the ID tokens of clients that chose them); the JWKS at /api/auth/jwks. Also used to rotate keys
+ * Signing keys, one per algorithm (EdDSA signs access tokens; RS256 signs ID tokens by default, EdDSA and
+ * ES256 those of clients that chose them); the JWKS at /api/auth/jwks. Also used to rotate keys
  * (oauth/signing-keys.ts).
  */
 export const JWT_OPTIONS: JwtOptions = {
@@ -67,6 +68,9 @@ export function authOptions(deps: AuthDeps) {
     secondaryStorage: deps.storage,
     trustedOrigins: [config.PUBLIC_URL, ...config.CORS_ALLOWED_ORIGINS],
     telemetry: { enabled: false },
+    // Better Auth's own spans (each hook, handler and adapter call) only when spans are exported: not
+    // recorded otherwise (@simrs/platform/telemetry), they would cost a span's work per step for nothing.
+    experimental: { instrumentation: { enabled: tracesExported() } },
     emailAndPassword: { enabled: false },
     user: {
       additionalFields: {
@@ -148,6 +152,8 @@ export function authOptions(deps: AuthDeps) {
       },
     },
     plugins: [
+      // First: every later plugin and Better Auth's internal adapter read through it (oauth/rows-per-request.ts).
+      rowsPerRequestPlugin,
       otpPlugin(deps),
       magicLinkPlugin(deps),
       passkeyPlugin(config),

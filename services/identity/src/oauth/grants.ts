@@ -46,6 +46,29 @@ export function createGrants(deps: { keys: Keys; storage: IdentityStorage; revoc
     return undefined;
   }
 
+  /** Ends one grant: its refresh tokens (and stored access tokens) in Postgres, its access tokens at the gateway. */
+  async function endGrant(ctx: AdapterCtx, row: RefreshRow): Promise<void> {
+    if (!row.authorizationCodeId) {
+      // A refresh token issued before grants had names: the user's tokens for this client, up to now.
+      await revocations.publish({ userId: row.userId, ...(row.clientId ? { clientId: row.clientId } : {}) });
+      return;
+    }
+    const family = await ctx.context.adapter.findMany<{ id: string }>({
+      model: 'oauthRefreshToken',
+      where: [{ field: 'authorizationCodeId', value: row.authorizationCodeId }],
+    });
+    if (family.length)
+      await ctx.context.adapter.deleteMany({
+        model: 'oauthAccessToken',
+        where: [{ field: 'refreshId', operator: 'in', value: family.map((r) => r.id) }],
+      });
+    await ctx.context.adapter.deleteMany({
+      model: 'oauthRefreshToken',
+      where: [{ field: 'authorizationCodeId', value: row.authorizationCodeId }],
+    });
+    await revocations.publish({ grantIds: [grantIdOf(row.authorizationCodeId)] });
+  }
+
   return {
     findRefresh,
     originOf,
@@ -105,27 +128,17 @@ export function createGrants(deps: { keys: Keys; storage: IdentityStorage; revoc
       throw oauthError('BAD_REQUEST', 'invalid_grant', 'code_verifier does not match the code_challenge');
     },
 
-    /** Ends one grant: its refresh tokens (and stored access tokens) in Postgres, its access tokens at the gateway. */
-    async endGrant(ctx: AdapterCtx, row: RefreshRow): Promise<void> {
-      if (!row.authorizationCodeId) {
-        // A refresh token issued before grants had names: the user's tokens for this client, up to now.
-        await revocations.publish({ userId: row.userId, ...(row.clientId ? { clientId: row.clientId } : {}) });
-        return;
-      }
-      const family = await ctx.context.adapter.findMany<{ id: string }>({
-        model: 'oauthRefreshToken',
-        where: [{ field: 'authorizationCodeId', value: row.authorizationCodeId }],
-      });
-      if (family.length)
-        await ctx.context.adapter.deleteMany({
-          model: 'oauthAccessToken',
-          where: [{ field: 'refreshId', operator: 'in', value: family.map((r) => r.id) }],
-        });
-      await ctx.context.adapter.deleteMany({
-        model: 'oauthRefreshToken',
-        where: [{ field: 'authorizationCodeId', value: row.authorizationCodeId }],
-      });
-      await revocations.publish({ grantIds: [grantIdOf(row.authorizationCodeId)] });
+    endGrant,
+
+    /**
+     * A rotated (revoked) refresh token presented again by the client it was issued to: its grant ends
+     * (RFC 9700 §4.14.2). The token's row when it did, else undefined.
+     */
+    async endIfReused(ctx: AdapterCtx, refreshToken: string, clientId: string): Promise<RefreshRow | undefined> {
+      const row = await findRefresh(ctx, refreshToken);
+      if (!row?.revoked || row.clientId !== clientId) return undefined;
+      await endGrant(ctx, row);
+      return row;
     },
 
     /** RFC 7009 §2.1 for a refresh token: its grant's access tokens end too, nothing else. */

@@ -1,19 +1,18 @@
 // SIMRS's rules on the OAuth provider's endpoints, as Better Auth hooks: registration by an initial
 // access token or a tenant administrator's session, exact redirect URIs and the API as the default
 // resource, consent and device approval only within the client's tenant (device lookups rate limited),
-// device codes swapped for their keyed hash, client authentication before any grant is looked up,
-// refresh-token reuse and a replayed code ending their grant (oauth/grants.ts), RFC 7009 revocation of
+// device codes swapped for their keyed hash, the token endpoint (oauth/token-hooks.ts: client
+// authentication first, refresh-token reuse and a replayed code ending their grant), RFC 7009 revocation of
 // the grant reaching the gateway, ID tokens in the client's algorithm (oauth/id-tokens.ts), RP-initiated
 // logout to registered URIs only (oauth/logout.ts), introspection and userinfo knowing what was revoked,
 // and the SMART launch patient chosen at consent (oauth/launch.ts).
 import type { BetterAuthPlugin } from 'better-auth';
 import { APIError, createAuthMiddleware, getSessionFromCtx } from 'better-auth/api';
 import { verifyJWT } from 'better-auth/plugins';
-import type { JwtOptions } from 'better-auth/plugins';
 import { getOAuthProviderApi } from '@better-auth/oauth-provider';
 import type { OAuthOptions, Scope } from '@better-auth/oauth-provider';
 import type { Logger } from '@simrs/platform/logger';
-import { PATIENT_CLAIM, tokenFacts } from '@simrs/contracts/oauth';
+import { tokenFacts } from '@simrs/contracts/oauth';
 import { LAUNCH_PATIENT_SCOPE } from '@simrs/contracts/smart';
 import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
@@ -22,7 +21,7 @@ import type { IdentityStorage, Revocations } from '../sessions/index.ts';
 import { clientIp, limited } from '../signin/index.ts';
 import type { Ctx, Limits } from '../signin/index.ts';
 import type { Grants } from './grants.ts';
-import { idTokenAlgMetadata, requestedIdTokenAlg, resignIdToken } from './id-tokens.ts';
+import { idTokenAlgMetadata, requestedIdTokenAlg } from './id-tokens.ts';
 import { asksForLaunchPatient, launchSchema } from './launch.ts';
 import type { Launch } from './launch.ts';
 import { logoutHooks } from './logout.ts';
@@ -31,7 +30,8 @@ import type { Par } from './par.ts';
 import type { OAuthClients } from './oauth-clients.ts';
 import { CLIENT_BASE_SCOPES, grantAllows, TOKEN_PREFIX } from './registration-tokens.ts';
 import type { RegistrationGrant, RegistrationTokens } from './registration-tokens.ts';
-import { bearer, decodePayload, DEVICE_CODE_GRANT, hashOAuthToken, isPlainObject, oauthError } from './tokens.ts';
+import { tokenHooks } from './token-hooks.ts';
+import { bearer, decodePayload, isPlainObject, oauthError, returnedError } from './tokens.ts';
 import type { Handover } from './tokens.ts';
 
 export interface OAuthDeps {
@@ -56,11 +56,6 @@ export interface OAuthState {
   par: Par;
   launch: Launch;
 }
-
-const returnedError = (ctx: Ctx) => {
-  const returned = ctx.context.returned;
-  return returned instanceof Error || !isPlainObject(returned) ? undefined : returned;
-};
 
 /** The oauth-provider plugin's resolved options (its defaults applied), for its server-side API. */
 export function providerOptions(ctx: Ctx): OAuthOptions<Scope[]> {
@@ -245,54 +240,6 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
   }
 
   /**
-   * Client authentication first (RFC 6749 §5.2): a wrong secret is invalid_client whether or not the
-   * code or refresh token exists, so nobody without the secret can test tokens. Then a replayed code
-   * and a reused refresh token end their grant (and only it) before Better Auth answers invalid_grant.
-   */
-  async function beforeToken(ctx: Ctx): Promise<void> {
-    const body = ctx.body as Record<string, unknown> | undefined;
-    if (!isPlainObject(body)) return;
-    if (body.grant_type === DEVICE_CODE_GRANT && typeof body.device_code === 'string')
-      body.device_code = hashOAuthToken(keys, body.device_code, 'device_code');
-    const { client } = await getOAuthProviderApi(ctx, providerOptions(ctx)).authenticateClient({ requireCredentials: false });
-    if (body.grant_type === 'authorization_code' && typeof body.code === 'string') {
-      if (await grants.revokeIfReplayed(ctx, body.code))
-        log.warn({ clientId: client.clientId }, 'authorization code replayed: its grant is revoked');
-      await grants.refuseWrongVerifier(ctx, body.code, body.code_verifier);
-      return; // Better Auth refuses a spent code and deletes the refresh tokens it issued
-    }
-    if (body.grant_type !== 'refresh_token' || typeof body.refresh_token !== 'string') return;
-    const row = await grants.findRefresh(ctx, body.refresh_token);
-    if (!row?.revoked || row.clientId !== client.clientId) return;
-    log.warn({ clientId: row.clientId, userId: row.userId }, 'refresh token reused: its grant is revoked');
-    await grants.endGrant(ctx, row);
-    throw oauthError('BAD_REQUEST', 'invalid_grant', 'invalid refresh token');
-  }
-
-  /**
-   * Tokens issued: their grant is remembered, the launch patient named as SMART's token response
-   * names it (`patient`), and the ID token signed in the client's algorithm.
-   */
-  async function afterToken(ctx: Ctx) {
-    const issued = returnedError(ctx);
-    if (!issued || typeof issued.access_token !== 'string') return;
-    await grants.afterIssued(ctx, typeof issued.refresh_token === 'string' ? issued.refresh_token : undefined);
-    const patient = decodePayload(issued.access_token)?.[PATIENT_CLAIM];
-    const answer = typeof patient === 'string' ? { ...issued, patient } : issued;
-    if (typeof answer.id_token !== 'string') return answer === issued ? undefined : ctx.json(answer);
-    // The ID token's audience is the client it was issued to.
-    const audience = decodePayload(answer.id_token)?.aud;
-    const client = typeof audience === 'string' ? await oauthClients.find(audience) : undefined;
-    const alg = client?.idTokenAlg ?? 'RS256';
-    if (alg === 'RS256') return answer === issued ? undefined : ctx.json(answer);
-    const jwtOptions = (ctx.context as unknown as { getPlugin(id: string): { options?: JwtOptions } | undefined }).getPlugin(
-      'jwt',
-    )?.options;
-    const idToken = await resignIdToken(ctx as never, jwtOptions, answer.id_token, issued.access_token, alg);
-    return ctx.json({ ...answer, id_token: idToken });
-  }
-
-  /**
    * RFC 7009. A JWT access token cannot be deleted: its jti goes to the gateway's deny list (Better
    * Auth would answer unsupported_token_type). A refresh token is revoked by Better Auth; the access
    * tokens of that user and client issued until now are cut off at the gateway.
@@ -351,6 +298,7 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
 
   const matches = (path: string) => (ctx: { path?: string }) => ctx.path === path;
   const logout = logoutHooks(oauthClients);
+  const token = tokenHooks({ keys, grants, providerOptions, log });
 
   return {
     id: 'simrs-oauth',
@@ -360,7 +308,7 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
         { matcher: matches('/oauth2/register'), handler: createAuthMiddleware(beforeRegister) },
         { matcher: matches('/oauth2/authorize'), handler: createAuthMiddleware(beforeAuthorize) },
         { matcher: matches('/oauth2/consent'), handler: createAuthMiddleware(beforeConsent) },
-        { matcher: matches('/oauth2/token'), handler: createAuthMiddleware(beforeToken) },
+        ...token.before,
         { matcher: matches('/oauth2/revoke'), handler: createAuthMiddleware(beforeRevoke) },
         { matcher: matches('/oauth2/userinfo'), handler: createAuthMiddleware(beforeUserInfo) },
         ...logout.before,
@@ -385,7 +333,7 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
         { matcher: matches('/oauth2/register'), handler: createAuthMiddleware(afterRegister) },
         { matcher: matches('/device/code'), handler: createAuthMiddleware(afterDeviceCode) },
         { matcher: matches('/oauth2/introspect'), handler: createAuthMiddleware(afterIntrospect) },
-        { matcher: matches('/oauth2/token'), handler: createAuthMiddleware(afterToken) },
+        ...token.after,
         { matcher: matches('/oauth2/consent'), handler: createAuthMiddleware(afterConsent) },
         ...logout.after,
       ],

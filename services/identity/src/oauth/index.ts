@@ -10,3 +10,4 @@ export { cachedKeySet, ensureSigningKeys, rotateSigningKey } from './signing-key
 export { withCorrectDiscovery } from './discovery.ts';
 export { SIGNING_KEY_CONFIGS } from './id-tokens.ts';
 export { reserveDpopProofsInRedis } from './dpop.ts';
+export { rowsPerRequestPlugin } from './rows-per-request.ts';

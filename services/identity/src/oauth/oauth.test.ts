@@ -5,7 +5,7 @@ import { schema } from '../config.ts';
 import { deriveKeys } from '../keys/index.ts';
 import { REQUIRED_ENV, TEST_SECRET } from '../testing/index.ts';
 import { grantAllows, grantScopes } from './registration-tokens.ts';
-import { decodePayload, hashOAuthToken } from './tokens.ts';
+import { decodePayload, hashClientSecret, hashOAuthToken } from './tokens.ts';
 
 describe('OAuth rules', () => {
   test('registration tokens grant simrs:write only when allowed', () => {
@@ -32,6 +32,14 @@ describe('OAuth rules', () => {
     assert.notEqual(stored, hashOAuthToken(deriveKeys(`${TEST_SECRET}x`), 'refresh-token-value', 'refresh_token'));
     assert.deepEqual(decodePayload(`x.${Buffer.from('{"jti":"a"}').toString('base64url')}.y`), { jti: 'a' });
     assert.equal(decodePayload('not-a-jwt'), undefined);
+  });
+
+  test("client secrets are hashed exactly as Better Auth's default stores them (SHA-256, base64url, no padding)", async () => {
+    // FIPS 180-2's "abc" vector, then WebCrypto (what Better Auth's default hasher uses) for a secret as issued.
+    assert.equal(hashClientSecret('abc'), 'ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0');
+    const secret = 'ZmJhY2tlbmQtc2VjcmV0LWZvci10aGUtdGVzdA';
+    const webCrypto = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret))).toString('base64url');
+    assert.equal(hashClientSecret(secret), webCrypto);
   });
 
   test('OAuth settings: defaults and bounds', () => {

@@ -4,7 +4,8 @@
 //   a tenant administrator's session; the client belongs to that tenant and holds the scopes the
 //   administrator allowed (`simrs:write` only when granted; SMART scopes within the same grant);
 // - every access token is a JWT (typ at+jwt) for the SIMRS API (aud = API_AUDIENCE), carrying the
-//   user's tenant and role, refused for a deactivated user or a user of another tenant;
+//   user's tenant and role, signed EdDSA (id-tokens.ts), refused for a deactivated user or a user of
+//   another tenant;
 // - redirect URIs match exactly (no loopback port leeway), PKCE S256 for every client;
 // - authorization codes, refresh tokens and device codes are stored as keyed hashes;
 // - revocation reaches the gateway: RFC 7009 on an access token publishes its jti, on a refresh token
@@ -23,7 +24,8 @@ import { createPar } from './par.ts';
 import type { OAuthDeps } from './hooks.ts';
 import { CLIENT_BASE_SCOPES } from './registration-tokens.ts';
 import type { RegistrationGrant } from './registration-tokens.ts';
-import { Handover, hashOAuthToken, oauthError } from './tokens.ts';
+import { ACCESS_TOKEN_ALG } from './id-tokens.ts';
+import { Handover, hashClientSecret, hashOAuthToken, oauthError } from './tokens.ts';
 
 /** The seed's scopes, then SMART App Launch v2 scopes for the FHIR Patient API and its launch context (@simrs/contracts/smart). */
 export const OAUTH_SCOPES = [
@@ -106,7 +108,10 @@ export function createOAuth(deps: OAuthDeps) {
     grantTypes: ['authorization_code', 'refresh_token'],
     accessTokenExpiresIn: config.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenExpiresIn: config.REFRESH_TOKEN_TTL_SECONDS,
-    resources: [{ identifier: audience, name: 'SIMRS API', accessTokenTtl: config.ACCESS_TOKEN_TTL_SECONDS }],
+    // Access tokens for the API in their own algorithm (id-tokens.ts), whatever the ID tokens use.
+    resources: [
+      { identifier: audience, name: 'SIMRS API', accessTokenTtl: config.ACCESS_TOKEN_TTL_SECONDS, signingAlgorithm: ACCESS_TOKEN_ALG },
+    ],
     resourceSeedMode: 'overwrite' as const,
     // The one resource is configuration, not data: no database read per token for it. Every client is
     // linked to it at registration, so the per-client link is not read back on each token either.
@@ -114,6 +119,7 @@ export function createOAuth(deps: OAuthDeps) {
     enforcePerClientResources: false,
     clientRegistrationDefaultResources: [audience],
     storeTokens: { hash: (token: string, type: string) => hashOAuthToken(keys, token, type) },
+    storeClientSecret: { hash: hashClientSecret },
     extensions: [claimsExtension],
     advertisedMetadata: {
       claims_supported: [
