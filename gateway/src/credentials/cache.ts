@@ -45,14 +45,25 @@ export class PrincipalCache {
   }
 
   get(key: string, now = Date.now()): { principal: Principal; claims?: TokenClaims } | undefined {
+    const entry = this.peek(key, now);
+    if (entry) this.hits++;
+    else this.misses++;
+    return entry;
+  }
+
+  /** As get, without counting a miss: for a first look that, missing, is followed by get. */
+  peek(key: string, now = Date.now()): { principal: Principal; claims?: TokenClaims } | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.validUntil <= now) {
       if (entry) this.remove(key);
-      this.misses++;
       return undefined;
     }
-    this.hits++;
     return entry;
+  }
+
+  /** Counts a hit found by peek. */
+  countHit(): void {
+    this.hits++;
   }
 
   set(key: string, principal: Principal, validUntil: number, claims?: TokenClaims): void {

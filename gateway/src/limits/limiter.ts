@@ -29,9 +29,9 @@ export interface LimitOptions {
 }
 
 export class CallerRateLimit {
-  private readonly limiter: RateLimiterRedis | undefined;
-  private readonly redis: Redis;
-  private readonly points: number;
+  readonly limiter: RateLimiterRedis | undefined;
+  readonly redis: Redis;
+  readonly points: number;
   private readonly keySecret: KeyObject;
   /** Key names already computed: the same callers come back on every request (bounded, oldest out). */
   private readonly names = new Map<string, string>();
@@ -51,6 +51,11 @@ export class CallerRateLimit {
             insuranceLimiter: new RateLimiterMemory({ points: options.perMinute, duration: 60 }),
           })
         : undefined;
+  }
+
+  /** The Redis key that counts `key`'s points (the limiter's own key name). */
+  redisKey(key: string): string {
+    return this.limiter!.getKey(this.hashed(key));
   }
 
   private hashed(key: string): string {

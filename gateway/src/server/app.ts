@@ -85,9 +85,9 @@ export function createApp(deps: GatewayDeps): express.Express {
     ...(route.corsMethods.length > 0 ? [corsFor(route.corsMethods)] : []),
     ...(route.credentials === 'principal'
       ? [
-          throttleRefusedCredentials(refused),
+          throttleRefusedCredentials(),
           authenticate({ sessions: deps.sessions, bearer: deps.bearer, refused }),
-          rateLimit(callerLimit),
+          rateLimit(callerLimit, refused),
         ]
       : []),
     forward(route, forwarding),
