@@ -40,7 +40,14 @@ function incomingUrlAttributes(url: string): Attributes {
   return { [ATTR_URL_PATH]: normalizePath(path), ...(q >= 0 ? { [ATTR_URL_QUERY]: redactQuery(url.slice(q)) } : {}) };
 }
 
-function instrumentations(): Instrumentation[] {
+/**
+ * On unless OTEL_NODE_ENABLED_INSTRUMENTATIONS names them. Express: the one Express app (the gateway)
+ * mounts every route as middleware, whose layers make no span (see below); the instrumentation still
+ * wrapped every layer of every request, for nothing.
+ */
+const OFF_BY_DEFAULT = new Set(['express']);
+
+function instrumentations(exporting: boolean): Instrumentation[] {
   const all: Record<string, () => Instrumentation> = {
     http: () =>
       new HttpInstrumentation({
@@ -62,7 +69,8 @@ function instrumentations(): Instrumentation[] {
     // A span per middleware (helmet, cors, the API path's steps) on every request is cost without
     // insight: the server span is named after the route (spans.ts) and the upstream call has its own.
     express: () => new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
-    pg: () => new PgInstrumentation({ enhancedDatabaseReporting: false }),
+    // Waiting for a pooled connection is a span only when spans are exported (the pool has its metrics).
+    pg: () => new PgInstrumentation({ enhancedDatabaseReporting: false, ignoreConnectSpans: !exporting }),
     ioredis: () => new IORedisInstrumentation({ dbStatementSerializer: (cmd) => cmd }),
     grpc: () => new GrpcInstrumentation(),
     undici: () =>
@@ -80,7 +88,8 @@ function instrumentations(): Instrumentation[] {
       }),
   };
   // The standard switch of auto-instrumentations-node, honoured here for the ones we ship.
-  const enabled = (process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS ?? Object.keys(all).join(',')).split(',').map((s) => s.trim());
+  const defaults = Object.keys(all).filter((name) => !OFF_BY_DEFAULT.has(name));
+  const enabled = (process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS ?? defaults.join(',')).split(',').map((s) => s.trim());
   return Object.entries(all)
     .filter(([name]) => enabled.includes(name))
     .map(([, make]) => make());
@@ -111,7 +120,7 @@ export function startTelemetry(serviceName: string): void {
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_TRACES_EXPORTER,
   );
   const sdk = new NodeSDK({
-    instrumentations: instrumentations(),
+    instrumentations: instrumentations(exporting),
     metricReaders: [prometheus],
     // Not exporting: spans that nobody reads are not recorded (a non-recording span still has a trace id
     // and propagates), unless the caller's context says its trace is sampled.
