@@ -24,3 +24,10 @@ test('a cursor is bound to its tenant, its listing and its key', () => {
   assert.throws(() => c.open(tampered.toString('base64url'), 'pasien.rm', 'rs-demo'), TRPCError);
   for (const junk of ['', 'abc', '!!!', 'x'.repeat(500)]) assert.throws(() => c.open(junk, 'pasien.rm', 'rs-demo'), TRPCError);
 });
+
+test('every seal has an IV of its own, across the refills of the random block', () => {
+  const tokens = Array.from({ length: 1_300 }, () => c.seal('pasien.rm', 'rs-demo', ['00000042']));
+  const ivs = new Set(tokens.map((t) => Buffer.from(t, 'base64url').subarray(0, 12).toString('hex')));
+  assert.equal(ivs.size, tokens.length);
+  for (const token of tokens.slice(-3)) assert.deepEqual(c.open(token, 'pasien.rm', 'rs-demo'), ['00000042']);
+});
