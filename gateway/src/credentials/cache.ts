@@ -2,7 +2,7 @@
 // token costs no gRPC call and no signature check. Entries also keep the principal already minted for
 // records, reused until shortly before it expires. Bounded in size and lifetime; evictable by session
 // or user when identity announces a revocation.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { PRINCIPAL_TTL_SECONDS, signPrincipal } from '@simrs/contracts/principal';
 import type { Principal } from '@simrs/contracts/principal';
 import type { TokenFacts } from '@simrs/contracts/revocation';
@@ -29,7 +29,7 @@ const MAX_ENTRIES = 50_000;
 const REMINT_MARGIN_MS = 10_000;
 
 export function credentialKey(credential: string): string {
-  return createHash('sha256').update(credential).digest('base64url');
+  return hash('sha256', credential, 'base64url');
 }
 
 export class PrincipalCache {
