@@ -92,6 +92,23 @@ describe('limits in Redis', () => {
     assert.deepEqual(await refusedThenSpend(refused, 'ip:203.0.113.31', caller, 'u:3'), {}, 'another IP is not cooling');
   });
 
+  test('refusedThenSpend in the same tick as other commands on a fresh connection (one auto-pipeline)', async () => {
+    const fresh = createRedis(server.url, 'limits-fresh');
+    try {
+      await fresh.ping();
+      const [refused, caller] = [limitOn(fresh, 'tick-refused', 5), limitOn(fresh, 'tick-caller', 5)];
+      const [before, verdict, after] = await Promise.all([
+        fresh.get('simrs:test:unrelated'),
+        refusedThenSpend(refused, 'ip:203.0.113.40', caller, 'u:40'),
+        fresh.incr('simrs:test:counter'),
+      ]);
+      assert.deepEqual([before, verdict, after], [null, {}, 1]);
+      assert.equal(await fresh.get(caller.redisKey('u:40')), '1', 'spent in Redis, not in memory');
+    } finally {
+      fresh.disconnect();
+    }
+  });
+
   test('0 disables a limit', async () => {
     const off = limitOn(replicaA, 'off', 0);
     for (let i = 0; i < 3; i++) assert.equal(await off.check('ip:203.0.113.8'), undefined);

@@ -6,27 +6,13 @@
 // limit, rate-limiter-flexible's own consume on the caller's key (the same key names, values and
 // expiries, so the two ways share every count). Redis not ready, or the script failing: the two
 // separate calls, each falling back to its in-memory insurance limiter as before.
-import type { Redis } from '@simrs/platform/redis';
+import { REFUSED_THEN_SPEND } from './limiter.ts';
 import type { CallerRateLimit } from './limiter.ts';
 
-/** KEYS[1] the IP's refused count, KEYS[2] the caller's count; ARGV[1] refused limit, ARGV[2] the caller's window (s). */
-const SCRIPT = `local spent = tonumber(redis.call('get', KEYS[1]))
-if spent and spent >= tonumber(ARGV[1]) then return {-1, redis.call('pttl', KEYS[1])} end
-redis.call('set', KEYS[2], 0, 'EX', ARGV[2], 'NX')
-local consumed = redis.call('incrby', KEYS[2], 1)
-local ttl = redis.call('pttl', KEYS[2])
-if ttl == -1 then
-  redis.call('expire', KEYS[2], ARGV[2])
-  ttl = 1000 * ARGV[2]
-end
-return {consumed, ttl}`;
-
-const COMMAND = 'simrsRefusedThenSpend';
 type Scripted = Record<
-  typeof COMMAND,
+  typeof REFUSED_THEN_SPEND,
   (refusedKey: string, callerKey: string, refusedPoints: number, seconds: number) => Promise<[number, number]>
 >;
-const defined = new WeakSet<Redis>();
 
 /** Seconds to wait: at least 1, as rate-limiter-flexible's answers are turned into Retry-After. */
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
@@ -50,11 +36,7 @@ export async function refusedThenSpend(
 ): Promise<Verdict> {
   const redis = caller.redis;
   if (refused.limiter && caller.limiter && refused.redis === redis && redis.status === 'ready') {
-    if (!defined.has(redis)) {
-      redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: SCRIPT });
-      defined.add(redis);
-    }
-    const run = (redis as unknown as Scripted)[COMMAND].bind(redis);
+    const run = (redis as unknown as Scripted)[REFUSED_THEN_SPEND].bind(redis);
     const answer = await run(refused.redisKey(ipKey), caller.redisKey(callerKey), refused.points, caller.limiter.duration).catch(
       () => undefined,
     );
