@@ -26,17 +26,32 @@ function randomIvs(): () => Buffer {
   };
 }
 
+/** How many sealed cursors are remembered (oldest out). */
+const SEALED_KEPT = 1_000;
+
 export function cursors(secret: string): Cursors {
   // A KeyObject, made once: a raw Buffer would be turned into one on every seal and open.
   const key = createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'simrs-records', 'list-cursor-v1', 32)));
   const nextIv = randomIvs();
+  // Tokens by what they seal: the same page end (above all the end of a listing's first page, which
+  // every dashboard opens) gets the token it got before rather than a new encryption. That reveals
+  // nothing new: the token is one records made for that very position of that tenant's listing.
+  const sealed = new Map<string, string>();
   return {
     seal(kind, tenantId, values) {
+      const aad = `${kind}\u0000${tenantId}`;
+      const plain = JSON.stringify(values);
+      const id = `${aad}\u0000${plain}`;
+      const known = sealed.get(id);
+      if (known !== undefined) return known;
       const iv = nextIv();
       const cipher = createCipheriv('aes-256-gcm', key, iv);
-      cipher.setAAD(Buffer.from(`${kind}\u0000${tenantId}`));
-      const body = Buffer.concat([cipher.update(JSON.stringify(values), 'utf8'), cipher.final()]);
-      return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+      cipher.setAAD(Buffer.from(aad));
+      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      const token = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+      if (sealed.size >= SEALED_KEPT) sealed.delete(sealed.keys().next().value!);
+      sealed.set(id, token);
+      return token;
     },
     open(token, kind, tenantId) {
       try {
