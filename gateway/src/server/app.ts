@@ -20,6 +20,7 @@ import { withRequestId } from './context.ts';
 import { log } from './log.ts';
 import { answerErrors, sendError } from './errors.ts';
 import { observeRequests } from './observability.ts';
+import { inSequence } from './sequence.ts';
 
 export interface GatewayDeps {
   upstreams: Record<UpstreamName, Upstream>;
@@ -92,7 +93,7 @@ export function createApp(deps: GatewayDeps): express.Express {
       : []),
     forward(route, forwarding),
   ];
-  for (const route of routes) app.use(route.prefix, canonicalPathOnly(route.prefix), ...handlersOf(route));
+  for (const route of routes) app.use(route.prefix, inSequence([canonicalPathOnly(route.prefix), ...handlersOf(route)]));
 
   app.use(dashboard(undefined, (dir) => log.warn({ dir }, 'dashboard not built: npm run build -w @simrs/dashboard')));
   app.use(express.static(fileURLToPath(new URL('../../public', import.meta.url)), { index: 'index.html', maxAge: '5m' }));
