@@ -1,8 +1,9 @@
 // `node bench/profile-top.ts <file.cpuprofile> [n]`: where a service's CPU went under the bench's load
 // (run it with BENCH_PROFILE_DIR set; module loading is left out). Prints the top functions by self time,
 // the top functions by total time (self plus what they called, each sample counted once per function even
-// when it recurses), and the top packages or source files by self time, as shares of the busy (non-idle)
-// samples of the main thread (work on libuv's pool, such as WebCrypto signing, is not sampled).
+// when it recurses), the top packages or source files by self time, and the same with Node's internals
+// (socket writes, JSON, streams) charged to the package or file that called them, as shares of the busy
+// (non-idle) samples of the main thread (work on libuv's pool, such as WebCrypto signing, is not sampled).
 import { readFileSync } from 'node:fs';
 
 interface Node {
@@ -33,9 +34,23 @@ const loading = (node: Node): boolean => {
 };
 const keyOf = (node: Node) =>
   `${node.callFrame.functionName || '(anonymous)'} ${where(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
+/**
+ * Who asked for a sample: the nearest package or source file on its stack. A socket write, a
+ * JSON.stringify or an event emitter is charged to the code that called it, so `pg` includes the
+ * write to Postgres and `(garbage collector)` stays on its own.
+ */
+const ownerOf = (node: Node): string => {
+  if (node.callFrame.functionName === '(garbage collector)') return '(garbage collector)';
+  for (let at: Node | undefined = node; at; at = byId.get(parent.get(at.id) ?? -1)) {
+    const place = where(at.callFrame.url);
+    if (place !== '(native)' && !place.startsWith('node:')) return place;
+  }
+  return `${node.callFrame.functionName} ${where(node.callFrame.url)}`;
+};
 const bySelf = new Map<string, number>();
 const byTotal = new Map<string, number>();
 const byPlace = new Map<string, number>();
+const byOwner = new Map<string, number>();
 let busy = 0;
 let gc = 0;
 for (const node of profile.nodes) {
@@ -51,6 +66,8 @@ for (const node of profile.nodes) {
   for (const k of onStack) byTotal.set(k, (byTotal.get(k) ?? 0) + hits);
   bySelf.set(key, (bySelf.get(key) ?? 0) + hits);
   byPlace.set(where(url), (byPlace.get(where(url)) ?? 0) + hits);
+  const owner = ownerOf(node);
+  byOwner.set(owner, (byOwner.get(owner) ?? 0) + hits);
 }
 const top = (m: Map<string, number>) =>
   [...m.entries()]
@@ -59,5 +76,17 @@ const top = (m: Map<string, number>) =>
     .map(([k, v]) => `${((100 * v) / busy).toFixed(1).padStart(5)}%  ${k}`)
     .join('\n');
 console.log(
-  `busy samples ${busy}, garbage collection ${((100 * gc) / busy).toFixed(1)}%\n\nby function (self):\n${top(bySelf)}\n\nby function (total):\n${top(byTotal)}\n\nby package / file (self):\n${top(byPlace)}`,
+  `busy samples ${busy}, garbage collection ${((100 * gc) / busy).toFixed(1)}%
+
+by function (self):
+${top(bySelf)}
+
+by function (total):
+${top(byTotal)}
+
+by package / file (self):
+${top(byPlace)}
+
+by package / file, Node internals charged to their caller:
+${top(byOwner)}`,
 );

@@ -187,6 +187,9 @@ describe('limits hold across replicas', () => {
     'refused credentials: the count from one client address is shared; over it both replicas answer 429 unchecked',
     { timeout: 60_000 },
     async (t: TestContext) => {
+      // A session both replicas have validated (from another address), so that each serves it from memory.
+      const cookie = await signIn(USERS.nurse);
+      for (const gateway of replicated.gateways) assert.equal(await statusOn(gateway, { cookie }, '192.0.2.33'), 200);
       const statuses: number[] = [];
       for (let i = 0; i < 2 * REFUSED_LIMIT + 2; i++) {
         statuses.push(await statusOn(replicated.gateways[i % 2]!, { token: `not-a-token-${i}` }, '192.0.2.31'));
@@ -198,6 +201,17 @@ describe('limits hold across replicas', () => {
         401,
         'another client address is not throttled',
       );
+      // From the cooling address even a credential served from memory, or a cookie header without a
+      // session, is answered 429 (the verdict then travels with the rate limit's round trip).
+      for (const gateway of replicated.gateways) {
+        const res = await listOn(gateway, { cookie }, '192.0.2.31');
+        assert.equal(res.status, 429);
+        const sessionless = await fetch(`${gateway}/trpc/healthCheck`, {
+          headers: { 'x-forwarded-for': '192.0.2.31', cookie: 'theme=dark' },
+        });
+        await sessionless.arrayBuffer();
+        assert.equal(sessionless.status, 429, 'a cookie header without a session');
+      }
       t.diagnostic(
         `refused-credential limit ${REFUSED_LIMIT}/min over 2 replicas: ${statuses.filter((s) => s === 401).length} checked of ${statuses.length}`,
       );

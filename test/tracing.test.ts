@@ -143,6 +143,17 @@ describe('traces', () => {
     const pg = list.spans.filter((s) => s.service === 'records' && s.kind === CLIENT && isDb(s, 'postgresql'));
     assert.ok(pg.length > 0, 'Postgres client spans');
     for (const span of pg) assert.equal(list.serverAbove(span), records, `${span.name} is under the records server span`);
+    // Exported spans carry the query's keys, never its values (tRPC input: names, NIKs).
+    for (const span of [root, proxyCall, records]) {
+      const url = ['url.full', 'url.query'].map((k) => String(span.attributes[k] ?? '')).join(' ');
+      assert.match(url, /input=\[redacted\]/, `${span.service} ${span.name}: ${url}`);
+      assert.doesNotMatch(url, /limit|%7B/i, `${span.service} ${span.name}: ${url}`);
+    }
+    // Exported, the wait for a pooled connection has its span (not made when nothing exports spans).
+    assert.ok(
+      pg.some((s) => s.name === 'pg-pool.connect'),
+      pg.map((s) => s.name).join(', '),
+    );
     // The session cookie was validated by identity over gRPC in the same trace (first use).
     const validate = list.find((s) => s.service === 'identity' && s.kind === SERVER && s.name.includes('ValidateSession'));
     assert.ok(validate, 'ValidateSession at identity');

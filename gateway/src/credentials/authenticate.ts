@@ -1,15 +1,17 @@
 // Resolves the caller of an API request (see credentials.ts for the rules) and puts it on the request
 // context for the rate limit and the proxy. A bad or malformed token is refused (401); an unknown
-// session goes on anonymously; both count against the client IP's refused credentials.
-import type { RequestHandler } from 'express';
+// session goes on anonymously; both count against the client IP's refused credentials. A client IP
+// over that limit is answered 429 before anything is checked (refused.ts).
+import type { RequestHandler, Response } from 'express';
 import { clientKey } from '../limits/index.ts';
 import type { CallerRateLimit } from '../limits/index.ts';
 import { sendError, setCaller } from '../server/index.ts';
 import { InvalidToken } from './bearer.ts';
 import type { BearerAuthenticator } from './bearer.ts';
-import type { VerifiedCredential } from './cache.ts';
-import { MalformedAuthorization, resolveCaller, UnknownSession } from './credentials.ts';
+import type { PrincipalCache, VerifiedCredential } from './cache.ts';
+import { callerFromMemory, MalformedAuthorization, resolveCaller, UnknownSession } from './credentials.ts';
 import { dpopChallenge, DpopRefused } from './dpop.ts';
+import { coolingDown } from './refused.ts';
 import { UpstreamUnavailable } from './session.ts';
 import type { SessionAuthenticator } from './session.ts';
 
@@ -19,6 +21,14 @@ export function authenticate(auth: {
   refused: CallerRateLimit;
 }): RequestHandler {
   return async (req, res, next) => {
+    // Served from memory (nothing verified, identity not asked): the rate limit asks the refused verdict.
+    const remembered = callerFromMemory(req, auth);
+    if (remembered !== undefined) {
+      if (remembered) setVerifiedCaller(res, remembered, req.headers.authorization ? auth.bearer.cache : auth.sessions.cache);
+      return next();
+    }
+    // Anything that costs (a signature, a call to identity, a refusal) comes after the verdict.
+    if (await coolingDown(req, res, auth.refused)) return;
     let verified: VerifiedCredential | undefined;
     try {
       verified = await resolveCaller(req, auth);
@@ -41,11 +51,11 @@ export function authenticate(auth: {
       if (!(err instanceof UnknownSession)) throw err;
       await auth.refused.check(clientKey(req));
     }
-    if (verified) {
-      const { key, principal } = verified;
-      const cache = req.headers.authorization ? auth.bearer.cache : auth.sessions.cache;
-      setCaller(res, { principal, signPrincipal: () => cache.mint(key, principal) });
-    }
+    if (verified) setVerifiedCaller(res, verified, req.headers.authorization ? auth.bearer.cache : auth.sessions.cache);
     next();
   };
+}
+
+function setVerifiedCaller(res: Response, { key, principal }: VerifiedCredential, cache: PrincipalCache): void {
+  setCaller(res, { principal, signPrincipal: () => cache.mint(key, principal) });
 }

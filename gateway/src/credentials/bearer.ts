@@ -74,6 +74,20 @@ export class BearerAuthenticator {
     return { key, principal: verified.principal };
   }
 
+  /**
+   * The caller of a plain bearer token verified before, when nothing needs checking now: the revocation
+   * feed is live, the token is not revoked and is not bound to a key (DPoP proofs are checked on every
+   * request). Otherwise undefined, and principal() decides.
+   */
+  fromMemory(token: string): VerifiedCredential | undefined {
+    if (!this.revocations.live) return undefined;
+    const key = credentialKey(token);
+    const cached = this.cache.peek(key);
+    if (!cached?.claims || cached.claims.jkt !== undefined || this.revocations.isRevoked(cached.claims)) return undefined;
+    this.cache.countHit();
+    return { key, principal: cached.principal };
+  }
+
   /** After jose's cooldown has passed, one JWKS fetch shared by every token waiting for a new key. */
   private refetchKeys(): Promise<void> {
     this.keysRefetch ??= new Promise<void>((resolve) => setTimeout(resolve, JWKS_COOLDOWN_MS))

@@ -2,7 +2,7 @@
 // token costs no gRPC call and no signature check. Entries also keep the principal already minted for
 // records, reused until shortly before it expires. Bounded in size and lifetime; evictable by session
 // or user when identity announces a revocation.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { PRINCIPAL_TTL_SECONDS, signPrincipal } from '@simrs/contracts/principal';
 import type { Principal } from '@simrs/contracts/principal';
 import type { TokenFacts } from '@simrs/contracts/revocation';
@@ -29,7 +29,7 @@ const MAX_ENTRIES = 50_000;
 const REMINT_MARGIN_MS = 10_000;
 
 export function credentialKey(credential: string): string {
-  return createHash('sha256').update(credential).digest('base64url');
+  return hash('sha256', credential, 'base64url');
 }
 
 export class PrincipalCache {
@@ -45,14 +45,25 @@ export class PrincipalCache {
   }
 
   get(key: string, now = Date.now()): { principal: Principal; claims?: TokenClaims } | undefined {
+    const entry = this.peek(key, now);
+    if (entry) this.hits++;
+    else this.misses++;
+    return entry;
+  }
+
+  /** As get, without counting a miss: for a first look that, missing, is followed by get. */
+  peek(key: string, now = Date.now()): { principal: Principal; claims?: TokenClaims } | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.validUntil <= now) {
       if (entry) this.remove(key);
-      this.misses++;
       return undefined;
     }
-    this.hits++;
     return entry;
+  }
+
+  /** Counts a hit found by peek. */
+  countHit(): void {
+    this.hits++;
   }
 
   set(key: string, principal: Principal, validUntil: number, claims?: TokenClaims): void {

@@ -32,6 +32,33 @@ export class MalformedAuthorization extends Error {}
 /** A cookie from an allowed origin that identity does not know: the call goes on anonymously. */
 export class UnknownSession extends Error {}
 
+/** `Authorization: Bearer <token>` (or DPoP): the scheme and the token. */
+const AUTHORIZATION = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/**
+ * The caller of an API request as far as memory alone can tell, by the rules of resolveCaller: a
+ * credential verified before (a plain bearer token, or a session cookie under the origin rule), or
+ * null for a request that names no credential resolveCaller would check (no session cookie, or one
+ * from an origin that is not allowed). Undefined when resolveCaller has work to do: verify, ask
+ * identity, check a DPoP proof or refuse.
+ */
+export function callerFromMemory(
+  req: Request,
+  auth: { sessions: SessionAuthenticator; bearer: BearerAuthenticator },
+): VerifiedCredential | null | undefined {
+  const authorization = req.headers.authorization;
+  if (authorization !== undefined) {
+    const match = AUTHORIZATION.exec(authorization);
+    if (!match || match[1]!.toLowerCase() !== 'bearer' || req.headers.dpop !== undefined) return undefined;
+    return auth.bearer.fromMemory(match[2]!);
+  }
+  const cookie = readCookie(req.headers.cookie, sessionCookieName);
+  if (!cookie) return null;
+  const origin = requestOrigin(req);
+  if (!origin || !allowedOrigins.has(origin)) return null;
+  return auth.sessions.fromMemory(cookie);
+}
+
 /**
  * The caller of an API request: from a bearer token when there is an Authorization header (a bad
  * token throws InvalidToken: it is refused, not ignored), else from the session cookie under the
@@ -44,7 +71,7 @@ export async function resolveCaller(
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
     // The scheme name is case-insensitive (RFC 7235); DPoP-bound tokens come with the DPoP scheme (RFC 9449 §7.1).
-    const match = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i.exec(authorization);
+    const match = AUTHORIZATION.exec(authorization);
     if (!match) throw new MalformedAuthorization('expected "Authorization: Bearer <access token>" (or DPoP)');
     const proof = req.headers.dpop;
     return auth.bearer.principal({

@@ -24,6 +24,16 @@ export class SessionAuthenticator {
     options.revocations.addSink({ apply: (r) => this.cache.evict(r), reset: () => this.cache.clear() });
   }
 
+  /** The principal behind a cookie value validated before, while its cache entry may be used; else undefined. */
+  fromMemory(cookieValue: string): VerifiedCredential | undefined {
+    if (!this.revocations.live || this.cacheMs <= 0) return undefined;
+    const key = credentialKey(cookieValue);
+    const cached = this.cache.peek(key);
+    if (!cached) return undefined;
+    this.cache.countHit();
+    return { key, principal: cached.principal };
+  }
+
   /** The principal behind a cookie value, undefined when identity does not know it (or no longer). */
   async principal(cookieValue: string): Promise<VerifiedCredential | undefined> {
     const key = credentialKey(cookieValue);

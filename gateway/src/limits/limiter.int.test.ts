@@ -9,6 +9,7 @@ import { waitFor } from '@simrs/platform/testing';
 import { startRedisServer } from '../../../scripts/lib/redis.ts';
 import type { RedisServer } from '../../../scripts/lib/redis.ts';
 import { CallerRateLimit, LIMIT_KEY_PREFIX, limitKeySecret } from './limiter.ts';
+import { refusedThenSpend } from './refused-then-spend.ts';
 
 let server: RedisServer;
 let replicaA: Redis;
@@ -68,6 +69,46 @@ describe('limits in Redis', () => {
     assert.ok(wait !== undefined && wait >= 1 && wait <= 60, String(wait));
   });
 
+  test('refusedThenSpend: the answers of blocked then check, in one script, on the same counts', async () => {
+    const refused = limitOn(replicaA, 'rts-refused', 2);
+    const caller = limitOn(replicaB, 'rts-caller', 3);
+    const ip = 'ip:203.0.113.30';
+    // The script runs on the caller limit's connection; the refused count may come from any replica.
+    const together = (callerKey: string) => refusedThenSpend(limitOn(replicaB, 'rts-refused', 2), ip, caller, callerKey);
+    assert.deepEqual(await together('u:1'), {});
+    assert.deepEqual(await together('u:1'), {});
+    await caller.check('u:1'); // the third point, spent the separate way: one count
+    const over = await together('u:1');
+    assert.ok(over.wait !== undefined && over.wait >= 1 && over.wait <= 60 && over.cooling === undefined, JSON.stringify(over));
+    assert.deepEqual(await together('u:2'), {}, 'another caller has its own budget');
+    // Two refusals put the IP over its limit: cooling, and the caller's point is not spent.
+    await refused.check(ip);
+    await refused.check(ip);
+    const spentBefore = await replicaA.get(caller.redisKey('u:3'));
+    const cooling = await together('u:3');
+    assert.ok(cooling.cooling !== undefined && cooling.cooling >= 1 && cooling.cooling <= 60 && cooling.wait === undefined);
+    assert.equal(await replicaA.get(caller.redisKey('u:3')), spentBefore, 'no point spent while cooling');
+    assert.deepEqual(await refused.blocked(ip), cooling.cooling, 'the same verdict as blocked');
+    assert.deepEqual(await refusedThenSpend(refused, 'ip:203.0.113.31', caller, 'u:3'), {}, 'another IP is not cooling');
+  });
+
+  test('refusedThenSpend in the same tick as other commands on a fresh connection (one auto-pipeline)', async () => {
+    const fresh = createRedis(server.url, 'limits-fresh');
+    try {
+      await fresh.ping();
+      const [refused, caller] = [limitOn(fresh, 'tick-refused', 5), limitOn(fresh, 'tick-caller', 5)];
+      const [before, verdict, after] = await Promise.all([
+        fresh.get('simrs:test:unrelated'),
+        refusedThenSpend(refused, 'ip:203.0.113.40', caller, 'u:40'),
+        fresh.incr('simrs:test:counter'),
+      ]);
+      assert.deepEqual([before, verdict, after], [null, {}, 1]);
+      assert.equal(await fresh.get(caller.redisKey('u:40')), '1', 'spent in Redis, not in memory');
+    } finally {
+      fresh.disconnect();
+    }
+  });
+
   test('0 disables a limit', async () => {
     const off = limitOn(replicaA, 'off', 0);
     for (let i = 0; i < 3; i++) assert.equal(await off.check('ip:203.0.113.8'), undefined);
@@ -97,6 +138,11 @@ describe('limits in Redis', () => {
         [true, true, true, false],
       );
       assert.ok((await a.blocked('ip:203.0.113.9')) !== undefined);
+      // The script cannot run: the two calls' answers from the in-memory limiters instead.
+      const cooling = await refusedThenSpend(a, 'ip:203.0.113.9', b, 'u:9');
+      assert.ok(cooling.cooling !== undefined && cooling.wait === undefined, JSON.stringify(cooling));
+      const spent = await refusedThenSpend(a, 'ip:203.0.113.99', b, 'ip:203.0.113.9');
+      assert.ok(spent.wait !== undefined && spent.cooling === undefined, JSON.stringify(spent));
     } finally {
       await server.start();
     }

@@ -20,6 +20,23 @@ export function limitKeySecret(sharedSecret: string): Buffer {
   return Buffer.from(hkdfSync('sha256', Buffer.from(sharedSecret, 'utf8'), 'simrs-gateway', 'rate-limit-key-name/v1', 32));
 }
 
+/**
+ * The command refused-then-spend.ts runs: KEYS[1] the IP's refused count, KEYS[2] the caller's count;
+ * ARGV[1] the refused limit, ARGV[2] the caller's window in seconds. The GET blocked() sends, then,
+ * only below that limit, rate-limiter-flexible's own consume script (its key, value and expiry).
+ */
+export const REFUSED_THEN_SPEND = 'simrsRefusedThenSpend';
+const REFUSED_THEN_SPEND_SCRIPT = `local spent = tonumber(redis.call('get', KEYS[1]))
+if spent and spent >= tonumber(ARGV[1]) then return {-1, redis.call('pttl', KEYS[1])} end
+redis.call('set', KEYS[2], 0, 'EX', ARGV[2], 'NX')
+local consumed = redis.call('incrby', KEYS[2], 1)
+local ttl = redis.call('pttl', KEYS[2])
+if ttl == -1 then
+  redis.call('expire', KEYS[2], ARGV[2])
+  ttl = 1000 * ARGV[2]
+end
+return {consumed, ttl}`;
+
 export interface LimitOptions {
   /** Part of the Redis key names: one limiter per name. */
   name: string;
@@ -29,9 +46,9 @@ export interface LimitOptions {
 }
 
 export class CallerRateLimit {
-  private readonly limiter: RateLimiterRedis | undefined;
-  private readonly redis: Redis;
-  private readonly points: number;
+  readonly limiter: RateLimiterRedis | undefined;
+  readonly redis: Redis;
+  readonly points: number;
   private readonly keySecret: KeyObject;
   /** Key names already computed: the same callers come back on every request (bounded, oldest out). */
   private readonly names = new Map<string, string>();
@@ -40,6 +57,10 @@ export class CallerRateLimit {
     this.keySecret = createSecretKey(options.keySecret);
     this.redis = options.redis;
     this.points = options.perMinute;
+    // Defined with the limiter, before any traffic: ioredis gives an auto-pipeline already queued in this
+    // tick no command defined after it was opened (the call would be lost and the pipeline's answers misaligned).
+    if (!(REFUSED_THEN_SPEND in options.redis))
+      options.redis.defineCommand(REFUSED_THEN_SPEND, { numberOfKeys: 2, lua: REFUSED_THEN_SPEND_SCRIPT });
     this.limiter =
       options.perMinute > 0
         ? new RateLimiterRedis({
@@ -51,6 +72,11 @@ export class CallerRateLimit {
             insuranceLimiter: new RateLimiterMemory({ points: options.perMinute, duration: 60 }),
           })
         : undefined;
+  }
+
+  /** The Redis key that counts `key`'s points (the limiter's own key name). */
+  redisKey(key: string): string {
+    return this.limiter!.getKey(this.hashed(key));
   }
 
   private hashed(key: string): string {

@@ -1,18 +1,31 @@
 // The per-caller request budget as middleware; the counting is limiter.ts's (in Redis, shared by replicas).
-import type { Request, RequestHandler } from 'express';
-import { callerOf, sendError } from '../server/index.ts';
+import type { Request, RequestHandler, Response } from 'express';
+import { callerOf, sendError, takeRefusedCheck } from '../server/index.ts';
 import type { CallerRateLimit } from './limiter.ts';
+import { refusedThenSpend } from './refused-then-spend.ts';
 
 /** The key of a per-client-IP count: the client's address as seen through trusted proxies only. */
 export function clientKey(req: Request): string {
   return `ip:${req.ip}`;
 }
 
-/** After authenticate: spends one request of the caller's budget (user or OAuth client, else client IP). */
-export function rateLimit(limit: CallerRateLimit): RequestHandler {
+/** 429 for a client IP over the refused-credential limit (credentials/refused.ts). */
+export function answerCooling(res: Response, seconds: number): void {
+  sendError(res, 'TOO_MANY_REQUESTS', `too many rejected credentials, retry in ${seconds} s`, { 'retry-after': String(seconds) });
+}
+
+/**
+ * After authenticate: spends one request of the caller's budget (user or OAuth client, else client IP),
+ * asking the refused-credential verdict in the same round trip when it is still to be asked.
+ */
+export function rateLimit(limit: CallerRateLimit, refused: CallerRateLimit): RequestHandler {
   return async (req, res, next) => {
     const caller = callerOf(res);
-    const wait = await limit.check(caller ? `${caller.principal.clientId ?? ''}:${caller.principal.userId}` : clientKey(req));
+    const key = caller ? `${caller.principal.clientId ?? ''}:${caller.principal.userId}` : clientKey(req);
+    const { cooling, wait } = takeRefusedCheck(res)
+      ? await refusedThenSpend(refused, clientKey(req), limit, key)
+      : { cooling: undefined, wait: await limit.check(key) };
+    if (cooling !== undefined) return answerCooling(res, cooling);
     if (wait !== undefined)
       return sendError(res, 'TOO_MANY_REQUESTS', `too many requests, retry in ${wait} s`, { 'retry-after': String(wait) });
     next();

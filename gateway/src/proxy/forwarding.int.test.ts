@@ -13,6 +13,7 @@ import type { RedisServer } from '../../../scripts/lib/redis.ts';
 let echo: Server;
 let echoUrl: string;
 let redis: RedisServer;
+let slowClosed: (() => void) | undefined;
 const gateways: Record<'direct' | 'behindProxy', { proc: ServiceProcess; url: string }> = {} as never;
 
 async function startGateway(extra: Record<string, string>): Promise<{ proc: ServiceProcess; url: string }> {
@@ -34,7 +35,15 @@ async function startGateway(extra: Record<string, string>): Promise<{ proc: Serv
 
 before(async () => {
   redis = await startRedisServer();
-  echo = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers)));
+  echo = createServer((req, res) => {
+    if (req.url === '/api/auth/slow') {
+      // Starts an answer and never finishes it; tells the test when the gateway hangs up.
+      res.writeHead(200, { 'content-type': 'text/plain' }).write('first part\n');
+      res.once('close', () => slowClosed?.());
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers));
+  });
   const port = await freePort();
   await new Promise<void>((resolve) => echo.listen(port, '127.0.0.1', resolve));
   echoUrl = `http://127.0.0.1:${port}`;
@@ -80,6 +89,18 @@ describe('forwarded headers', () => {
     assert.equal(toRecords['x-simrs-principal'], undefined);
     assert.match(String(toRecords['x-request-id']), /^[\w.-]{8,64}$/);
   });
+  test('a client that goes away mid-answer: the upstream request is given up at once, not held until its timeout', async () => {
+    const closed = new Promise<void>((resolve) => (slowClosed = resolve));
+    const abort = new AbortController();
+    const res = await fetch(`${gateways.direct.url}/api/auth/slow`, { signal: abort.signal });
+    const reader = res.body!.getReader();
+    assert.match(new TextDecoder().decode((await reader.read()).value), /first part/);
+    const gone = performance.now();
+    abort.abort();
+    await closed;
+    assert.ok(performance.now() - gone < 2_000, 'upstream connection released');
+  });
+
   test("the caller's trace goes on: one traceparent upstream, same trace, the gateway's span as parent", async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const callerSpan = '00f067aa0ba902b7';

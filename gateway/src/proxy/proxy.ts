@@ -81,21 +81,23 @@ export async function proxy(
   const deep = tooDeep(req, body);
   if (deep) return sendError(res, 'BAD_REQUEST', `JSON in the request ${deep} nests deeper than ${MAX_JSON_DEPTH} levels`);
   if (body) headers['content-length'] = String(body.length);
+  let answered = false;
   try {
-    const upstreamRes = await target.pool.request({
-      method: req.method as 'GET',
-      path: req.originalUrl,
-      headers,
-      body,
+    // undici writes the upstream's body straight into the response (no intermediate stream to pipe),
+    // and aborts the upstream request if the client goes away.
+    await target.pool.stream({ method: req.method as 'GET', path: req.originalUrl, headers, body }, ({ statusCode, headers: answer }) => {
+      answered = true;
+      res.status(statusCode);
+      for (const name in answer) {
+        const value = answer[name];
+        if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
+      }
+      if (statusCode === 401) for (const [name, value] of Object.entries(onUnauthorized ?? {})) res.setHeader(name, value);
+      return res;
     });
-    res.status(upstreamRes.statusCode);
-    for (const [name, value] of Object.entries(upstreamRes.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
-    }
-    if (upstreamRes.statusCode === 401) for (const [name, value] of Object.entries(onUnauthorized ?? {})) res.setHeader(name, value);
-    upstreamRes.body.pipe(res);
-    upstreamRes.body.on('error', () => res.destroy());
   } catch (err) {
+    // Once the upstream has answered, the client went away or the upstream broke off: the response is cut.
+    if (answered || res.headersSent) return void res.destroy();
     const code = (err as { code?: string }).code;
     log.warn({ upstream: target.name, code }, 'upstream unavailable');
     sendError(res, 'SERVICE_UNAVAILABLE', `${target.name} is unavailable, try again shortly`, { 'retry-after': '1' });

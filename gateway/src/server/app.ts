@@ -20,6 +20,7 @@ import { withRequestId } from './context.ts';
 import { log } from './log.ts';
 import { answerErrors, sendError } from './errors.ts';
 import { observeRequests } from './observability.ts';
+import { inSequence } from './sequence.ts';
 
 export interface GatewayDeps {
   upstreams: Record<UpstreamName, Upstream>;
@@ -85,14 +86,14 @@ export function createApp(deps: GatewayDeps): express.Express {
     ...(route.corsMethods.length > 0 ? [corsFor(route.corsMethods)] : []),
     ...(route.credentials === 'principal'
       ? [
-          throttleRefusedCredentials(refused),
+          throttleRefusedCredentials(),
           authenticate({ sessions: deps.sessions, bearer: deps.bearer, refused }),
-          rateLimit(callerLimit),
+          rateLimit(callerLimit, refused),
         ]
       : []),
     forward(route, forwarding),
   ];
-  for (const route of routes) app.use(route.prefix, canonicalPathOnly(route.prefix), ...handlersOf(route));
+  for (const route of routes) app.use(route.prefix, inSequence([canonicalPathOnly(route.prefix), ...handlersOf(route)]));
 
   app.use(dashboard(undefined, (dir) => log.warn({ dir }, 'dashboard not built: npm run build -w @simrs/dashboard')));
   app.use(express.static(fileURLToPath(new URL('../../public', import.meta.url)), { index: 'index.html', maxAge: '5m' }));

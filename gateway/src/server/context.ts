@@ -17,6 +17,7 @@ export interface Caller {
 interface GatewayLocals {
   caller?: Caller;
   answeredByGateway?: boolean;
+  refusedCheckPending?: boolean;
 }
 
 const locals = (res: Response) => res.locals as GatewayLocals;
@@ -29,6 +30,18 @@ export function setCaller(res: Response, caller: Caller): void {
 /** Undefined for an anonymous request (or before authenticate ran). */
 export function callerOf(res: Response): Caller | undefined {
   return locals(res).caller;
+}
+
+/** The request presents a credential: its client IP's refused-credential verdict is still to be asked. */
+export function deferRefusedCheck(res: Response): void {
+  locals(res).refusedCheckPending = true;
+}
+
+/** True (once) when the refused-credential verdict is still to be asked: whoever gets true asks it. */
+export function takeRefusedCheck(res: Response): boolean {
+  const pending = locals(res).refusedCheckPending === true;
+  locals(res).refusedCheckPending = false;
+  return pending;
 }
 
 /** Set when the gateway refused or failed a request itself, so that its path is not a route label. */

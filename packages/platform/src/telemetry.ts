@@ -5,7 +5,7 @@
 // (in logs and audit rows) and passes W3C trace context on; a parent that was sampled is still honoured.
 // With an exporter, OTEL_TRACES_SAMPLER (e.g. parentbased_traceidratio) chooses how many are recorded.
 import { ServerResponse } from 'node:http';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
 import { register } from 'node:module';
 import type { Attributes } from '@opentelemetry/api';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
@@ -40,18 +40,32 @@ function incomingUrlAttributes(url: string): Attributes {
   return { [ATTR_URL_PATH]: normalizePath(path), ...(q >= 0 ? { [ATTR_URL_QUERY]: redactQuery(url.slice(q)) } : {}) };
 }
 
-function instrumentations(): Instrumentation[] {
+/**
+ * On unless OTEL_NODE_ENABLED_INSTRUMENTATIONS names them. Express: the one Express app (the gateway)
+ * mounts every route as middleware, whose layers make no span (see below); the instrumentation still
+ * wrapped every layer of every request, for nothing.
+ */
+const OFF_BY_DEFAULT = new Set(['express']);
+/** Instrumentations that only make spans (no metrics, no context passed on): on only when spans are exported. */
+const SPANS_ONLY = new Set(['ioredis']);
+
+function instrumentations(exporting: boolean): Instrumentation[] {
+  // The URL attributes below exist to keep query values and ids out of exported spans. Not exporting,
+  // no span leaves the process (dropSpans), so they are not computed on every request for nothing.
+  const redacting = <T extends object>(hooks: T): T | Record<string, never> => (exporting ? hooks : {});
   const all: Record<string, () => Instrumentation> = {
     http: () =>
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req) => NOT_TRACED.has((req.url ?? '').split('?')[0] ?? ''),
         // Never record query strings: magic-link tokens, OAuth codes and tRPC input travel there.
         headersToSpanAttributes: { server: { requestHeaders: [], responseHeaders: [] } },
-        startIncomingSpanHook: (req) => incomingUrlAttributes(req.url ?? '/'),
-        startOutgoingSpanHook: (options) => ({
-          [ATTR_URL_FULL]: redactUrl(
-            `${options.protocol ?? 'http:'}//${options.hostname ?? options.host ?? ''}${options.port ? `:${options.port}` : ''}${options.path ?? '/'}`,
-          ),
+        ...redacting({
+          startIncomingSpanHook: (req: IncomingMessage) => incomingUrlAttributes(req.url ?? '/'),
+          startOutgoingSpanHook: (options: RequestOptions) => ({
+            [ATTR_URL_FULL]: redactUrl(
+              `${options.protocol ?? 'http:'}//${options.hostname ?? options.host ?? ''}${options.port ? `:${options.port}` : ''}${options.path ?? '/'}`,
+            ),
+          }),
         }),
         // Route, span name, tenant (spans.ts annotations) and simrs.outcome on server spans.
         applyCustomAttributesOnSpan: (span, request, response) => {
@@ -62,25 +76,29 @@ function instrumentations(): Instrumentation[] {
     // A span per middleware (helmet, cors, the API path's steps) on every request is cost without
     // insight: the server span is named after the route (spans.ts) and the upstream call has its own.
     express: () => new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
-    pg: () => new PgInstrumentation({ enhancedDatabaseReporting: false }),
+    // Waiting for a pooled connection is a span only when spans are exported (the pool has its metrics).
+    pg: () => new PgInstrumentation({ enhancedDatabaseReporting: false, ignoreConnectSpans: !exporting }),
     ioredis: () => new IORedisInstrumentation({ dbStatementSerializer: (cmd) => cmd }),
     grpc: () => new GrpcInstrumentation(),
     undici: () =>
       new UndiciInstrumentation({
         // The gateway's proxied calls carry tRPC input in the query string: never recorded.
-        startSpanHook: (request) => {
-          const url = `${request.origin}${request.path}`;
-          const q = request.path.indexOf('?');
-          return {
-            [ATTR_URL_FULL]: redactUrl(url),
-            [ATTR_URL_PATH]: normalizePath(q >= 0 ? request.path.slice(0, q) : request.path),
-            [ATTR_URL_QUERY]: q >= 0 ? redactQuery(request.path.slice(q)) : '',
-          };
-        },
+        ...redacting({
+          startSpanHook: (request: { origin: string; path: string }) => {
+            const url = `${request.origin}${request.path}`;
+            const q = request.path.indexOf('?');
+            return {
+              [ATTR_URL_FULL]: redactUrl(url),
+              [ATTR_URL_PATH]: normalizePath(q >= 0 ? request.path.slice(0, q) : request.path),
+              [ATTR_URL_QUERY]: q >= 0 ? redactQuery(request.path.slice(q)) : '',
+            };
+          },
+        }),
       }),
   };
   // The standard switch of auto-instrumentations-node, honoured here for the ones we ship.
-  const enabled = (process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS ?? Object.keys(all).join(',')).split(',').map((s) => s.trim());
+  const defaults = Object.keys(all).filter((name) => !OFF_BY_DEFAULT.has(name) && (exporting || !SPANS_ONLY.has(name)));
+  const enabled = (process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS ?? defaults.join(',')).split(',').map((s) => s.trim());
   return Object.entries(all)
     .filter(([name]) => enabled.includes(name))
     .map(([, make]) => make());
@@ -109,7 +127,7 @@ export function startTelemetry(serviceName: string): void {
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const exporting = tracesExported();
   const sdk = new NodeSDK({
-    instrumentations: instrumentations(),
+    instrumentations: instrumentations(exporting),
     metricReaders: [prometheus],
     // Not exporting: spans that nobody reads are not recorded (a non-recording span still has a trace id
     // and propagates), unless the caller's context says its trace is sampled.

@@ -4,7 +4,18 @@ export { pasienHistory } from './history.ts';
 export type { PasienVersion } from './history.ts';
 export { makeNik, nikMismatch, parseNik } from './nik.ts';
 export { pasienRouter } from './procedures.ts';
-export { AGAMA, COLUMNS, createPasienInput, GOLONGAN_DARAH, normalizePhone, RHESUS, STATUS_PERKAWINAN, WRITABLE } from './schema.ts';
+export {
+  AGAMA,
+  COLUMNS,
+  createPasienInput,
+  GOLONGAN_DARAH,
+  normalizePhone,
+  pasienOutput,
+  pasienPage,
+  RHESUS,
+  STATUS_PERKAWINAN,
+  WRITABLE,
+} from './schema.ts';
 export type { CreatePasienInput, Pasien, PasienFieldName } from './schema.ts';
 export { pasienSearch } from './search.ts';
 export type { Condition, Range, SearchPage, SearchQuery, SearchSort } from './search.ts';

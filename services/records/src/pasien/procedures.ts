@@ -1,5 +1,5 @@
 // The patient procedures (`pasien.*`), mounted by the app router (server/router.ts).
-import { GUARDED_ERRORS, guardedProcedure, router } from '../server/index.ts';
+import { builtOutput, GUARDED_ERRORS, guardedProcedure, router } from '../server/index.ts';
 import {
   archivePasienInput,
   createPasienInput,
@@ -25,7 +25,7 @@ export const pasienRouter = router({
       },
     })
     .input(listPasienInput)
-    .output(pasienPage)
+    .output(builtOutput(pasienPage))
     .query(({ ctx, input }) => pasienStore(ctx.scope).listPasien(input)),
 
   get: guardedProcedure('pasien.get')
@@ -39,7 +39,7 @@ export const pasienRouter = router({
       },
     })
     .input(getPasienInput)
-    .output(pasienOutput)
+    .output(builtOutput(pasienOutput))
     .query(({ ctx, input }) => pasienStore(ctx.scope).getPasien(input.id)),
 
   create: guardedProcedure('pasien.create')
@@ -53,7 +53,7 @@ export const pasienRouter = router({
       },
     })
     .input(createPasienInput)
-    .output(pasienOutput)
+    .output(builtOutput(pasienOutput))
     .mutation(({ ctx, input }) => pasienStore(ctx.scope).createPasien(input)),
 
   update: guardedProcedure('pasien.update')
@@ -72,7 +72,7 @@ export const pasienRouter = router({
       },
     })
     .input(updatePasienInput)
-    .output(pasienOutput)
+    .output(builtOutput(pasienOutput))
     .mutation(({ ctx, input }) => pasienStore(ctx.scope).updatePasien(input)),
 
   archive: guardedProcedure('pasien.archive')
@@ -86,6 +86,6 @@ export const pasienRouter = router({
       },
     })
     .input(archivePasienInput)
-    .output(pasienOutput)
+    .output(builtOutput(pasienOutput))
     .mutation(({ ctx, input }) => pasienStore(ctx.scope).archivePasien(input.id, input.reason)),
 });

@@ -24,3 +24,23 @@ test('a cursor is bound to its tenant, its listing and its key', () => {
   assert.throws(() => c.open(tampered.toString('base64url'), 'pasien.rm', 'rs-demo'), TRPCError);
   for (const junk of ['', 'abc', '!!!', 'x'.repeat(500)]) assert.throws(() => c.open(junk, 'pasien.rm', 'rs-demo'), TRPCError);
 });
+
+test('every new seal has an IV of its own, across the refills of the random block', () => {
+  const tokens = Array.from({ length: 1_300 }, (_, i) => c.seal('pasien.rm', 'rs-iv', [String(i)]));
+  const ivs = new Set(tokens.map((t) => Buffer.from(t, 'base64url').subarray(0, 12).toString('hex')));
+  assert.equal(ivs.size, tokens.length);
+  for (const [i, token] of tokens.entries()) assert.deepEqual(c.open(token, 'pasien.rm', 'rs-iv'), [String(i)]);
+});
+
+test('the same page end gets the same token; another tenant, listing or key its own', () => {
+  const token = c.seal('pasien.rm', 'rs-demo', ['00000099']);
+  assert.equal(c.seal('pasien.rm', 'rs-demo', ['00000099']), token);
+  const others = [
+    c.seal('pasien.rm', 'rs-lain', ['00000099']),
+    c.seal('pasien.lahir', 'rs-demo', ['00000099']),
+    c.seal('pasien.rm', 'rs-demo', ['00000098']),
+    cursors('z'.repeat(32)).seal('pasien.rm', 'rs-demo', ['00000099']),
+  ];
+  assert.equal(new Set([token, ...others]).size, 5);
+  assert.throws(() => c.open(token, 'pasien.rm', 'rs-lain'), TRPCError, 'a remembered token is still bound to its tenant');
+});

@@ -1,7 +1,7 @@
 // Opaque keyset cursors. A cursor holds the sort key of the last row of a page (which can be part of
 // a patient's name), so it is sealed with AES-256-GCM: callers can neither read nor forge it, and it
 // is bound to the tenant and the listing it came from. Anything else is a 400, never a lookup.
-import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomFillSync } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
 import { FieldErrors } from './errors.ts';
 
@@ -12,16 +12,46 @@ export interface Cursors {
   open(token: string, kind: CursorKind, tenantId: string): (string | number)[];
 }
 
+/** Random bytes for IVs, drawn 12 at a time from a block filled at once (one CSPRNG call per 512 IVs). */
+function randomIvs(): () => Buffer {
+  const block = Buffer.alloc(12 * 512);
+  let at = block.length;
+  return () => {
+    if (at === block.length) {
+      randomFillSync(block);
+      at = 0;
+    }
+    // A copy: the block is refilled later, and an IV must never be seen twice.
+    return Buffer.from(block.subarray(at, (at += 12)));
+  };
+}
+
+/** How many sealed cursors are remembered (oldest out). */
+const SEALED_KEPT = 1_000;
+
 export function cursors(secret: string): Cursors {
   // A KeyObject, made once: a raw Buffer would be turned into one on every seal and open.
   const key = createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'simrs-records', 'list-cursor-v1', 32)));
+  const nextIv = randomIvs();
+  // Tokens by what they seal: the same page end (above all the end of a listing's first page, which
+  // every dashboard opens) gets the token it got before rather than a new encryption. That reveals
+  // nothing new: the token is one records made for that very position of that tenant's listing.
+  const sealed = new Map<string, string>();
   return {
     seal(kind, tenantId, values) {
-      const iv = randomBytes(12);
+      const aad = `${kind}\u0000${tenantId}`;
+      const plain = JSON.stringify(values);
+      const id = `${aad}\u0000${plain}`;
+      const known = sealed.get(id);
+      if (known !== undefined) return known;
+      const iv = nextIv();
       const cipher = createCipheriv('aes-256-gcm', key, iv);
-      cipher.setAAD(Buffer.from(`${kind}\u0000${tenantId}`));
-      const body = Buffer.concat([cipher.update(JSON.stringify(values), 'utf8'), cipher.final()]);
-      return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+      cipher.setAAD(Buffer.from(aad));
+      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      const token = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+      if (sealed.size >= SEALED_KEPT) sealed.delete(sealed.keys().next().value!);
+      sealed.set(id, token);
+      return token;
     },
     open(token, kind, tenantId) {
       try {

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertValidFhir } from '@simrs/platform/fhir-validation';
-import { assertEnvelope, newPasien, startRecords } from './testkit.ts';
+import { pasienOutput, pasienPage } from '../pasien/index.ts';
+import { assertEnvelope, dataOf, newPasien, startRecords } from './testkit.ts';
 import type { RecordsUnderTest } from './testkit.ts';
 
 describe('integration interface', () => {
@@ -113,6 +114,39 @@ describe('integration interface', () => {
     const e = assertEnvelope(await r.rest('GET', '/pasien'), 401, 'UNAUTHORIZED');
     assert.equal(e.data.path, 'pasien.list');
     assertEnvelope(await r.rest('GET', '/audit', { principal: clerk }), 403, 'FORBIDDEN');
+  });
+
+  test('every pasien answer is exactly what its schema documents (tRPC does not re-parse it: builtOutput)', async () => {
+    const admin = await r.principal('rs-demo', 'tenant_admin');
+    // Every optional field filled, so that each column's type reaches the schema.
+    const full = {
+      ...newPasien(7),
+      golonganDarah: 'AB',
+      rhesus: '-',
+      agama: 'Islam',
+      statusPerkawinan: 'Kawin',
+      pekerjaan: 'Guru',
+      namaIbu: 'Ibu Test',
+      rt: '001',
+      rw: '002',
+      kelurahan: 'Cihapit',
+      kecamatan: 'Bandung Wetan',
+      kodePos: '40114',
+      noBpjs: '0001234567890',
+    };
+    const exact = (schema: { parse(v: unknown): unknown }, data: unknown, what: string) =>
+      // parse strips keys the schema does not know and fails on a wrong type: equal means exact.
+      assert.deepEqual(schema.parse(data), data, what);
+    const created = dataOf(await r.mutate('pasien.create', full, admin));
+    exact(pasienOutput, created, 'pasien.create');
+    const id = (created as { id: string }).id;
+    exact(pasienOutput, dataOf(await r.query('pasien.get', { id }, admin)), 'pasien.get');
+    exact(pasienOutput, dataOf(await r.mutate('pasien.update', { id, alamat: 'Jl. Braga No. 9' }, admin)), 'pasien.update');
+    for (const input of [{ limit: 1 }, { q: 'budi', limit: 1 }, { nik: String((full as Record<string, unknown>).nik) }]) {
+      exact(pasienPage, dataOf(await r.query('pasien.list', input, admin)), `pasien.list ${JSON.stringify(input)}`);
+    }
+    exact(pasienOutput, dataOf(await r.mutate('pasien.archive', { id, reason: 'duplikat' }, admin)), 'pasien.archive');
+    exact(pasienPage, (await r.rest('GET', '/pasien?status=archived', { principal: admin })).body, 'REST pasien.list');
   });
 
   test('tRPC is served too, and unknown routes answer with the envelope', async () => {

@@ -19,6 +19,7 @@ import { createFhirHandler, fhirRouteOf } from '../fhir/index.ts';
 import { BodyTooLarge, readBody } from './body.ts';
 import { cursors as makeCursors } from './cursor.ts';
 import { sendError } from './http-error.ts';
+import { singleQueryHandler } from './single-query.ts';
 import { log } from './log.ts';
 import { observeCall } from './metrics.ts';
 import { createIntegrationHandler, docsPage, openApiDocument } from './openapi.ts';
@@ -77,6 +78,9 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
     else if (error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN') log.warn({ code: error.code, path }, 'call refused');
   };
 
+  // The database away is a 503 the caller should retry: say when, as every other 503 does.
+  const headersFor = (errors: readonly { code: string }[]): Record<string, string> =>
+    errors.some((e) => e.code === 'SERVICE_UNAVAILABLE') ? { 'retry-after': '1' } : {};
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: '/trpc/',
@@ -84,9 +88,10 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
     maxBatchSize: 10,
     createContext: ({ req }) => createContext(req),
     onError: ({ error, path }) => onError(error, path),
-    // The database away is a 503 the caller should retry: say when, as every other 503 does.
-    responseMeta: ({ errors }) => (errors.some((e) => e.code === 'SERVICE_UNAVAILABLE') ? { headers: { 'retry-after': '1' } } : {}),
+    responseMeta: ({ errors }) => ({ headers: headersFor(errors) }),
   });
+  // One query by GET (the dashboard's and integrations' everyday call) skips the adapter's Fetch API round trip.
+  const singleQuery = singleQueryHandler({ router: appRouter, createContext, onError, headersFor });
   const fhir = createFhirHandler({ prefix, publicUrl: config.PUBLIC_URL, maxBodyBytes: config.MAX_BODY_BYTES, createContext });
   const fhirBase = `${prefix}/fhir`;
   const rest = createIntegrationHandler({ prefix, createContext, onError: (err, path) => onError(err as { code: string }, path) });
@@ -167,6 +172,7 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
           return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', pathname.slice('/trpc/'.length), {
             connection: 'close',
           });
+        if (singleQuery(req, res, pathname.slice('/trpc/'.length), url.slice(pathname.length))) return;
         return trpc(req, res);
       }
       if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
