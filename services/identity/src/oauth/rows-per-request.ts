@@ -10,7 +10,7 @@
 //   was kept of that table, before and after the write; callers get a copy each, never a shared row.
 // The authoritative checks stay in the statements that change state: a rotation updates the refresh
 // token only while it is not revoked (Better Auth's incrementOne), so two requests racing on one token
-// cannot both rotate it (hooks.ts ends the grant of the one that loses).
+// cannot both rotate it (token-hooks.ts ends the grant of the one that loses).
 import type { BetterAuthPlugin } from 'better-auth';
 import { defineRequestState, hasRequestState, tryGetCurrentAuthEndpointContext } from '@better-auth/core/context';
 import type { DBAdapter, Where } from '@better-auth/core/db/adapter';
