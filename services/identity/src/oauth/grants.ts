@@ -85,7 +85,17 @@ export function createGrants(deps: { keys: Keys; storage: IdentityStorage; revoc
      */
     async afterIssued(ctx: AdapterCtx, refreshToken: string | undefined): Promise<void> {
       const body = isPlainObject(ctx.body) ? ctx.body : {};
-      // A refresh keeps its grant by itself: no need to read its row again (one round trip per refresh).
+      if (body.grant_type === 'refresh_token' && typeof body.refresh_token === 'string' && refreshToken) {
+        // A request that lost the race to rotate this token ends the grant by deleting its refresh
+        // tokens, the rotated one included. Done between this rotation and its insert, that delete
+        // missed the new token; the rotated row being gone tells, read after the insert, so either the
+        // delete saw the new token or this read sees the delete. Then the grant ends here too.
+        if (await findRefresh(ctx, body.refresh_token)) return;
+        const issued = await findRefresh(ctx, refreshToken);
+        if (issued) await endGrant(ctx, issued);
+        return;
+      }
+      // A refresh keeps its grant by itself: no need to read its row again.
       if (body.grant_type !== 'authorization_code' && body.grant_type !== DEVICE_CODE_GRANT) return;
       const origin = await originOf(ctx);
       if (!origin) return;
