@@ -9,19 +9,16 @@ import { execFileSync, execSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { repoRoot, testServerUrl } from '@simrs/platform/testing';
 import { startSmtpPeer } from '@simrs/platform/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
-import { seedTenant } from '../services/records/src/db/seed.ts';
-import { syntheticPasien } from '../services/records/src/pasien/synth.ts';
 import { Browserless, issueRegistrationToken, registerClient } from '../test/support/oauth.ts';
-import { seedUsers } from '../test/support/users.ts';
+import { seed } from './gateway.ts';
 import { cpuSeconds } from './procstat.ts';
-import { DOCTOR, refreshFamilies } from './refresh.ts';
+import { refreshFamilies } from './refresh.ts';
 import { loadFromChild } from './wrk.ts';
 
 const TENANT = 'rs-bench';
@@ -65,20 +62,7 @@ async function prepare(label: string, start: typeof startStack) {
     await Promise.all([redis.stop(), smtp.stop()]).catch(() => {});
   };
   try {
-    await seedUsers(stack, [
-      { email: `admin@${TENANT}.test`, tenant: TENANT, role: 'tenant_admin' },
-      { email: DOCTOR, tenant: TENANT, role: 'doctor' },
-    ]);
-    const owner = new pg.Client({ connectionString: stack.databases.records });
-    await owner.connect();
-    await seedTenant(
-      owner,
-      TENANT,
-      Array.from({ length: 300 }, (_, i) => syntheticPasien(7, i)),
-      'bench',
-    );
-    await owner.query('vacuum analyze records.pasien, records.pasien_nama');
-    await owner.end();
+    await seed(stack);
     const app = await registerClient(stack, await issueRegistrationToken(stack, `admin@${TENANT}.test`), {
       client_name: 'Benchmark',
       redirect_uris: ['http://127.0.0.1:9/callback'],

@@ -62,7 +62,8 @@ const ratioRow = (name: string, ratio: number, target: number): Row => ({
   'req/s': round(ratio),
 });
 
-async function seed(stack: Stack): Promise<void> {
+/** The bench tenant: its admin and doctor, 300 patients (also used by ab.ts). */
+export async function seed(stack: Stack): Promise<void> {
   await seedUsers(stack, [
     { email: `admin@${TENANT}.test`, tenant: TENANT, role: 'tenant_admin' },
     { email: DOCTOR, tenant: TENANT, role: 'doctor' },
