@@ -34,8 +34,12 @@ function raw(method: string, path: string, headers: [string, string][], body?: B
     const socket = connect(Number(url.port), url.hostname);
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', reject);
+    // A server that refuses a large body answers and closes while the rest is still being written: the
+    // write then fails (EPIPE, ECONNRESET), but the answer has arrived. Only no answer at all is an error.
+    let failed: Error | undefined;
+    socket.on('error', (err) => (failed = err));
     socket.on('close', () => {
+      if (chunks.length === 0 && failed) return reject(failed);
       const text = Buffer.concat(chunks).toString('utf8');
       const [head = '', ...rest] = text.split('\r\n\r\n');
       const [statusLine = '', ...headerLines] = head.split('\r\n');

@@ -62,7 +62,9 @@ describe('traces', () => {
     const send = await traceOf(
       otlp.spans,
       'POST /api/auth/email-otp/send-verification-otp',
-      (t) => Boolean(t.find((s) => s.service === 'notifier' && s.kind === SERVER)),
+      // A span is exported when it ends: wait for the parents still running (the notifier's send span
+      // outlives the pool connect it made) before checking that every span has its parent.
+      (t) => Boolean(t.find((s) => s.service === 'notifier' && s.kind === SERVER)) && t.orphans().length === 0,
       since,
     );
     assertLinked(send);
