@@ -5,7 +5,7 @@
 // rate limit on guessing user codes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as client from 'openid-client';
 import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import { testServerUrl } from '@simrs/platform/testing';
@@ -53,6 +53,9 @@ before(async () => {
         DEVICE_CODE_TTL_SECONDS: String(TTL_SECONDS),
         DEVICE_POLL_INTERVAL_SECONDS: '1',
         DEVICE_VERIFY_LIMIT_PER_USER_PER_HOUR: String(GUESSES_PER_USER),
+        // This stack signs access tokens RS256 (the setting a resource server that accepts only RS256
+        // needs); the other OAuth suites run the EdDSA default. The gateway must take either.
+        ACCESS_TOKEN_SIGNING_ALG: 'RS256',
       },
     },
   });
@@ -205,6 +208,7 @@ describe('the device flow', () => {
     assert.match((await page.textContent('#status')) ?? '', /Disetujui/); // Indonesian unless the dashboard chose English
 
     const tokens = await client.pollDeviceAuthorizationGrant(config, grant);
+    assert.equal(decodeProtectedHeader(tokens.access_token).alg, 'RS256', 'ACCESS_TOKEN_SIGNING_ALG=RS256');
     const claims = decodeJwt(tokens.access_token);
     assert.equal(claims[TENANT_CLAIM], TENANT);
     assert.equal(claims[ROLE_CLAIM], 'doctor');
@@ -219,6 +223,7 @@ describe('the device flow', () => {
 
     // Without a scope the device gets its client's scopes; refresh works for the device too.
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    assert.equal(decodeProtectedHeader(refreshed.access_token).alg, 'RS256');
     assert.equal((await apiQuery(stack, refreshed.access_token)).status, 200);
   });
 

@@ -53,6 +53,12 @@ export const schema = z
     SEND_LIMIT_PER_IP_PER_HOUR: count(300),
     VERIFY_LIMIT_PER_IP_PER_HOUR: count(600),
     ACCESS_TOKEN_TTL_SECONDS: seconds(900, 30, 24 * 3600),
+    /**
+     * How access tokens are signed. EdDSA (Ed25519) by default: a tenth of RS256's signing CPU, which every
+     * refresh pays, and SIMRS verifies its own tokens. RS256 for a resource server that verifies them
+     * itself and accepts nothing else (RFC 9068 §4 requires RS256 support, not its use).
+     */
+    ACCESS_TOKEN_SIGNING_ALG: z.enum(['EdDSA', 'RS256', 'ES256']).default('EdDSA'),
     REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600, 300, 90 * 24 * 3600),
     /** The API's resource identifier (RFC 8707), the `aud` of access tokens; default PUBLIC_URL + /api. */
     API_AUDIENCE: z

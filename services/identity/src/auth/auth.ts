@@ -44,7 +44,7 @@ export interface AuthDeps {
 
 export const keySet = cachedKeySet();
 /**
- * Signing keys, one per algorithm (EdDSA signs access tokens; RS256 signs ID tokens by default, EdDSA and
+ * Signing keys, one per algorithm (EdDSA signs access tokens unless ACCESS_TOKEN_SIGNING_ALG says otherwise; RS256 signs ID tokens by default, EdDSA and
  * ES256 those of clients that chose them); the JWKS at /api/auth/jwks. Also used to rotate keys
  * (oauth/signing-keys.ts).
  */

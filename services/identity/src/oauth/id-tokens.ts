@@ -1,6 +1,7 @@
-// Signing algorithms. Access tokens are EdDSA (Ed25519): only SIMRS verifies them (the gateway, and
-// identity's introspection and userinfo), and an Ed25519 signature costs about a tenth of an RS256 one
-// (0.12 against 0.95 ms of CPU here), which a token refresh pays every time.
+// Signing algorithms. Access tokens are EdDSA (Ed25519) unless ACCESS_TOKEN_SIGNING_ALG says otherwise
+// (config.ts): only SIMRS verifies them (the gateway, and identity's introspection and userinfo), and an
+// Ed25519 signature costs about a tenth of an RS256 one (0.12 against 0.95 ms of CPU here), which a
+// token refresh pays every time.
 // ID token signing algorithms (OpenID Connect Discovery §3, Dynamic Client Registration §2). RS256 is
 // the default, as OIDC requires and as most relying-party libraries expect; EdDSA (Ed25519) and ES256
 // are there for a client that registers `id_token_signed_response_alg`. Every algorithm has its own
@@ -16,9 +17,6 @@ import { isPlainObject, oauthError } from './tokens.ts';
 export const ID_TOKEN_ALGS = ['RS256', 'EdDSA', 'ES256'] as const;
 export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
 export const DEFAULT_ID_TOKEN_ALG: IdTokenAlg = 'RS256';
-
-/** The algorithm of every access token (the API resource's signing algorithm, oauth/provider.ts). */
-export const ACCESS_TOKEN_ALG: IdTokenAlg = 'EdDSA';
 
 /** The signing keys: RS256 first (it signs ID tokens by default), then one per other algorithm (EdDSA also signs access tokens). */
 export const SIGNING_KEY_CONFIGS = {

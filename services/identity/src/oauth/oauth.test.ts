@@ -49,5 +49,11 @@ describe('OAuth rules', () => {
     assert.equal(config.DEVICE_CODE_TTL_SECONDS, 600);
     assert.equal(config.DEVICE_POLL_INTERVAL_SECONDS, 5);
     assert.throws(() => schema.parse({ ...REQUIRED_ENV, ACCESS_TOKEN_TTL_SECONDS: '999999' }));
+    assert.equal(config.ACCESS_TOKEN_SIGNING_ALG, 'EdDSA');
+    assert.equal(schema.parse({ ...REQUIRED_ENV, ACCESS_TOKEN_SIGNING_ALG: 'RS256' }).ACCESS_TOKEN_SIGNING_ALG, 'RS256');
+    // HS256 would need a shared secret with every verifier; "none" is no signature at all.
+    for (const refused of ['HS256', 'none', 'rs256']) {
+      assert.throws(() => schema.parse({ ...REQUIRED_ENV, ACCESS_TOKEN_SIGNING_ALG: refused }), refused);
+    }
   });
 });

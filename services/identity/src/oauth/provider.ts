@@ -4,7 +4,7 @@
 //   a tenant administrator's session; the client belongs to that tenant and holds the scopes the
 //   administrator allowed (`simrs:write` only when granted; SMART scopes within the same grant);
 // - every access token is a JWT (typ at+jwt) for the SIMRS API (aud = API_AUDIENCE), carrying the
-//   user's tenant and role, signed EdDSA (id-tokens.ts), refused for a deactivated user or a user of
+//   user's tenant and role, signed EdDSA unless ACCESS_TOKEN_SIGNING_ALG says otherwise, refused for a deactivated user or a user of
 //   another tenant;
 // - redirect URIs match exactly (no loopback port leeway), PKCE S256 for every client;
 // - authorization codes, refresh tokens and device codes are stored as keyed hashes;
@@ -24,7 +24,6 @@ import { createPar } from './par.ts';
 import type { OAuthDeps } from './hooks.ts';
 import { CLIENT_BASE_SCOPES } from './registration-tokens.ts';
 import type { RegistrationGrant } from './registration-tokens.ts';
-import { ACCESS_TOKEN_ALG } from './id-tokens.ts';
 import { Handover, hashClientSecret, hashOAuthToken, oauthError } from './tokens.ts';
 
 /** The seed's scopes, then SMART App Launch v2 scopes for the FHIR Patient API and its launch context (@simrs/contracts/smart). */
@@ -110,7 +109,7 @@ export function createOAuth(deps: OAuthDeps) {
     refreshTokenExpiresIn: config.REFRESH_TOKEN_TTL_SECONDS,
     // Access tokens for the API in their own algorithm (id-tokens.ts), whatever the ID tokens use.
     resources: [
-      { identifier: audience, name: 'SIMRS API', accessTokenTtl: config.ACCESS_TOKEN_TTL_SECONDS, signingAlgorithm: ACCESS_TOKEN_ALG },
+      { identifier: audience, name: 'SIMRS API', accessTokenTtl: config.ACCESS_TOKEN_TTL_SECONDS, signingAlgorithm: config.ACCESS_TOKEN_SIGNING_ALG },
     ],
     resourceSeedMode: 'overwrite' as const,
     // The one resource is configuration, not data: no database read per token for it. Every client is

@@ -37,7 +37,7 @@ export function cachedKeySet(ttlMs = 10_000): KeyAdapter & { invalidate(): void 
 
 /**
  * A new key for every algorithm (the primary one and each of `keyPairConfigs`), then every older key
- * stops signing. `keyId` is the new primary key (RS256: default ID tokens; access tokens are EdDSA).
+ * stops signing. `keyId` is the new primary key (RS256: default ID tokens; access tokens EdDSA by default).
  */
 export async function rotateSigningKey(authContext: object, options: JwtOptions): Promise<{ keyId: string; retiredKeyIds: string[] }> {
   const context = authContext as AuthContext;
