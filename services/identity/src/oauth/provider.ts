@@ -109,7 +109,12 @@ export function createOAuth(deps: OAuthDeps) {
     refreshTokenExpiresIn: config.REFRESH_TOKEN_TTL_SECONDS,
     // Access tokens for the API in their own algorithm (id-tokens.ts), whatever the ID tokens use.
     resources: [
-      { identifier: audience, name: 'SIMRS API', accessTokenTtl: config.ACCESS_TOKEN_TTL_SECONDS, signingAlgorithm: config.ACCESS_TOKEN_SIGNING_ALG },
+      {
+        identifier: audience,
+        name: 'SIMRS API',
+        accessTokenTtl: config.ACCESS_TOKEN_TTL_SECONDS,
+        signingAlgorithm: config.ACCESS_TOKEN_SIGNING_ALG,
+      },
     ],
     resourceSeedMode: 'overwrite' as const,
     // The one resource is configuration, not data: no database read per token for it. Every client is
