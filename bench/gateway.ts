@@ -128,6 +128,12 @@ function machineBoundRows(direct: Measured, bearer: Measured): Row[] {
       'req/s': round(bearerBound / direct.result.rps),
     },
     { name: "gateway's share of the bearer path's CPU", 'req/s': round(b.each.gateway! / b.all) },
+    {
+      // The gateway's CPU per request at which the bearer path's CPU bound is 0.85 of direct, the other
+      // processes costing what they did (negative: out of reach whatever the gateway costs).
+      name: `gateway CPU ms/req at which the cores allow 0.85 of direct = ${CORES * 1000} ÷ (0.85 × direct) − ${ms(b.all - b.each.gateway!)} ms of the other processes (now ${ms(b.each.gateway!)})`,
+      'req/s': round((CORES * 1000) / (0.85 * direct.result.rps) - (b.all - b.each.gateway!), 3),
+    },
   ];
 }
 
