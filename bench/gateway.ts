@@ -111,28 +111,37 @@ function machineBoundRows(direct: Measured, bearer: Measured): Row[] {
   const b = perRequest(bearer.result, bearer.usage, bearer.pathCpu);
   const directBound = Math.min(cpuBound(d.all), 1000 / d.each.records!);
   const bearerBound = cpuBound(b.all);
+  const others = b.all - b.each.gateway!;
   const ms = (n: number) => round(n, 3);
+  // Cores a path kept busy during its run: near CORES, the machine was full; well below it with a high
+  // load average, other work had the cores (then compare the paths at equal CPU, the row after next).
+  const used = (m: Measured, all: number) => round((m.result.rps * all) / 1000);
+  const allowed = bearerBound / directBound;
   return [
     {
       name: `direct path, bound on this machine = min(${CORES} cores ÷ ${ms(d.all)} ms all processes, records' thread 1000 ÷ ${ms(d.each.records!)} ms)`,
       'req/s': Math.round(directBound),
     },
-    { name: 'direct ÷ its bound', 'req/s': round(direct.result.rps / directBound) },
     {
-      name: `gateway path (bearer), CPU bound on this machine = ${CORES} cores ÷ ${ms(b.all)} ms all processes (gateway ${ms(b.each.gateway!)}, records ${ms(b.each.records!)}, postgres ${ms(b.each.postgres!)}, redis ${ms(b.each.redis!)}, wrk ${ms(b.each.wrk!)})`,
+      name: `bearer path, CPU bound on this machine = ${CORES} cores ÷ ${ms(b.all)} ms all processes (gateway ${ms(b.each.gateway!)}, records ${ms(b.each.records!)}, postgres ${ms(b.each.postgres!)}, redis ${ms(b.each.redis!)}, wrk ${ms(b.each.wrk!)})`,
       'req/s': Math.round(bearerBound),
     },
-    { name: 'bearer ÷ its CPU bound (near 1: the cores are full)', 'req/s': round(bearer.result.rps / bearerBound) },
+    { name: `cores the paths kept busy (of ${CORES}): direct | bearer`, 'req/s': `${used(direct, d.all)} | ${used(bearer, b.all)}` },
     {
-      name: `highest bearer ÷ direct the cores allow = bearer's CPU bound ÷ direct (target 0.85: ${bearerBound / direct.result.rps >= 0.85 ? 'reachable' : 'out of reach on this machine'})`,
-      'req/s': round(bearerBound / direct.result.rps),
+      name: 'measured ÷ bound (near 1: held by the machine): direct | bearer',
+      'req/s': `${round(direct.result.rps / directBound)} | ${round(bearer.result.rps / bearerBound)}`,
     },
+    {
+      name: `highest bearer ÷ direct this machine allows = bearer's bound ÷ direct's bound (target 0.85: ${allowed >= 0.85 ? 'reachable' : 'out of reach'})`,
+      'req/s': round(allowed),
+    },
+    { name: 'bearer ÷ direct on equal cores (a shared machine) = direct ÷ bearer CPU ms of all processes', 'req/s': round(d.all / b.all) },
     { name: "gateway's share of the bearer path's CPU", 'req/s': round(b.each.gateway! / b.all) },
     {
-      // The gateway's CPU per request at which the bearer path's CPU bound is 0.85 of direct, the other
+      // The gateway's CPU per request at which the bearer path's bound is 0.85 of direct's, the other
       // processes costing what they did (negative: out of reach whatever the gateway costs).
-      name: `gateway CPU ms/req at which the cores allow 0.85 of direct = ${CORES * 1000} ÷ (0.85 × direct) − ${ms(b.all - b.each.gateway!)} ms of the other processes (now ${ms(b.each.gateway!)})`,
-      'req/s': round((CORES * 1000) / (0.85 * direct.result.rps) - (b.all - b.each.gateway!), 3),
+      name: `gateway CPU ms/req for 0.85 on this machine = ${CORES * 1000} ÷ (0.85 × direct's bound) − ${ms(others)} ms of the other processes (now ${ms(b.each.gateway!)})`,
+      'req/s': round((CORES * 1000) / (0.85 * directBound) - others, 3),
     },
   ];
 }
