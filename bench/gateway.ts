@@ -22,7 +22,8 @@ import { seedUsers } from '../test/support/users.ts';
 import { pasienListStatement, pgbenchCeiling } from './ceiling.ts';
 import type { LoadResult } from './load.ts';
 import { conditions, printTable } from './load.ts';
-import { measureUsage, rssMb } from './procstat.ts';
+import os from 'node:os';
+import { cpuBetween, cpuByPid, measureUsage, pidsOf, reapedChildrenCpuSeconds, rssMb } from './procstat.ts';
 import type { Usage } from './procstat.ts';
 import { DOCTOR, refreshFamilies, refreshLoad } from './refresh.ts';
 import { loadFromChild } from './wrk.ts';
@@ -45,22 +46,105 @@ const NAME_SEARCH = { q: 'siti', limit: 20 };
 
 type Row = Record<string, string | number>;
 
+/** The machine's cores: what every process on a path shares. */
+const CORES = os.availableParallelism();
+
+/**
+ * CPU seconds of the processes on a path besides the four services: records' Postgres backends (its
+ * pool's connections, by application_name; the server's shared background writers are left out, as
+ * other databases on the same server use them too), the private Redis (rate limit, refused count)
+ * and the load generator.
+ */
+interface PathCpu {
+  postgres: number;
+  redis: number;
+  wrk: number;
+}
+
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 const verdict = (ok: boolean) => (ok ? 'met' : 'SHORT');
 
-/** One load row: throughput, latency, and each busy service's CPU milliseconds per request. */
-function row(name: string, r: LoadResult, usage?: Usage): Row {
+/** CPU milliseconds per request of every process on the path, and their sum. */
+function perRequest(r: LoadResult, usage: Usage, path: PathCpu) {
+  const ms = (seconds: number) => (r.requests > 0 ? (seconds * 1000) / r.requests : 0);
+  const each: Record<string, number> = {};
+  for (const s of SERVICES) each[s] = ms(usage.cpu[s] ?? 0);
+  for (const [name, seconds] of Object.entries(path)) each[name] = ms(seconds);
+  return { each, all: Object.values(each).reduce((a, b) => a + b, 0) };
+}
+
+/** One load row: throughput, latency, and CPU milliseconds per request of each process on the path. */
+function row(name: string, r: LoadResult, usage?: Usage, path?: PathCpu): Row {
   const out: Row = { name, 'req/s': Math.round(r.rps), p50_ms: round(r.p50), p99_ms: round(r.p99), errors: r.errors };
-  for (const s of ['gateway', 'identity', 'records'] as const) {
-    out[`${s}_cpu_ms/req`] = usage && r.requests > 0 ? round(((usage.cpu[s] ?? 0) * 1000) / r.requests, 3) : '';
+  const cpu = usage && path ? perRequest(r, usage, path) : undefined;
+  for (const s of ['gateway', 'identity', 'records', 'postgres', 'redis', 'wrk'] as const) {
+    out[`${s}_cpu_ms/req`] = cpu
+      ? round(cpu.each[s]!, 3)
+      : usage && r.requests > 0
+        ? round(((usage.cpu[s] ?? 0) * 1000) / r.requests, 3)
+        : '';
   }
+  out['all_cpu_ms/req'] = cpu ? round(cpu.all, 3) : '';
   return out;
 }
+
+/** Requests per second the machine's cores allow when the path's processes together cost `allMs` each. */
+const cpuBound = (allMs: number) => (CORES * 1000) / allMs;
 
 const ratioRow = (name: string, ratio: number, target: number): Row => ({
   name: `${name} (target >= ${target}): ${verdict(ratio >= target)}`,
   'req/s': round(ratio),
 });
+
+type Measured = { result: LoadResult; usage: Usage; pathCpu: PathCpu };
+
+/**
+ * What the machine allows, beside the 0.85 target: with every process of a path (load generator,
+ * gateway, records, its Postgres backends, Redis) sharing the same cores, a path cannot go faster than
+ * cores ÷ (the sum of their CPU per request), and the direct path is also held by records' one thread
+ * (1000 ms ÷ records' CPU per request, roughly: its CPU counts its helper threads too). So a short
+ * bearer ÷ direct is either the gateway's own cost (bearer far below its CPU bound) or the cores being
+ * full (bearer at its bound, which is below 0.85 of direct).
+ */
+function machineBoundRows(direct: Measured, bearer: Measured): Row[] {
+  const d = perRequest(direct.result, direct.usage, direct.pathCpu);
+  const b = perRequest(bearer.result, bearer.usage, bearer.pathCpu);
+  const directBound = Math.min(cpuBound(d.all), 1000 / d.each.records!);
+  const bearerBound = cpuBound(b.all);
+  const others = b.all - b.each.gateway!;
+  const ms = (n: number) => round(n, 3);
+  // Cores a path kept busy during its run: near CORES, the machine was full; well below it with a high
+  // load average, other work had the cores (then compare the paths at equal CPU, the row after next).
+  const used = (m: Measured, all: number) => round((m.result.rps * all) / 1000);
+  const allowed = bearerBound / directBound;
+  return [
+    {
+      name: `direct path, bound on this machine = min(${CORES} cores ÷ ${ms(d.all)} ms all processes, records' thread 1000 ÷ ${ms(d.each.records!)} ms)`,
+      'req/s': Math.round(directBound),
+    },
+    {
+      name: `bearer path, CPU bound on this machine = ${CORES} cores ÷ ${ms(b.all)} ms all processes (gateway ${ms(b.each.gateway!)}, records ${ms(b.each.records!)}, postgres ${ms(b.each.postgres!)}, redis ${ms(b.each.redis!)}, wrk ${ms(b.each.wrk!)})`,
+      'req/s': Math.round(bearerBound),
+    },
+    { name: `cores the paths kept busy (of ${CORES}): direct | bearer`, 'req/s': `${used(direct, d.all)} | ${used(bearer, b.all)}` },
+    {
+      name: 'measured ÷ bound (near 1: held by the machine): direct | bearer',
+      'req/s': `${round(direct.result.rps / directBound)} | ${round(bearer.result.rps / bearerBound)}`,
+    },
+    {
+      name: `highest bearer ÷ direct this machine allows = bearer's bound ÷ direct's bound (target 0.85: ${allowed >= 0.85 ? 'reachable' : 'out of reach'})`,
+      'req/s': round(allowed),
+    },
+    { name: 'bearer ÷ direct on equal cores (a shared machine) = direct ÷ bearer CPU ms of all processes', 'req/s': round(d.all / b.all) },
+    { name: "gateway's share of the bearer path's CPU", 'req/s': round(b.each.gateway! / b.all) },
+    {
+      // The gateway's CPU per request at which the bearer path's bound is 0.85 of direct's, the other
+      // processes costing what they did (negative: out of reach whatever the gateway costs).
+      name: `gateway CPU ms/req for 0.85 on this machine = ${CORES * 1000} ÷ (0.85 × direct's bound) − ${ms(others)} ms of the other processes (now ${ms(b.each.gateway!)})`,
+      'req/s': round((CORES * 1000) / (0.85 * directBound) - others, 3),
+    },
+  ];
+}
 
 /** The bench tenant: its admin and doctor, 300 patients (also used by ab.ts). */
 export async function seed(stack: Stack): Promise<void> {
@@ -142,10 +226,27 @@ export async function benchGateway(): Promise<Row[]> {
         await loadFromChild({ ...path, connections: CONNECTIONS, durationMs: 2000 });
     });
     const peak = { ...warmup.usage.peakRss };
+    const owner = new pg.Client({ connectionString: stack.databases.records });
+    await owner.connect();
+    const recordsDb = new URL(stack.databases.records).pathname.slice(1);
+    const redisPids = pidsOf('redis-server', `:${redis.port}`);
     const measured = async (path: { url: string; headers: Record<string, string> }) => {
+      // Records' backends as they are now (its pool keeps them open between runs; one closed during the
+      // run is left out, one opened during it is not seen: either shows as a lower postgres figure).
+      const backends = (
+        await owner.query<{ pid: number }>("select pid from pg_stat_activity where datname = $1 and application_name = 'records'", [
+          recordsDb,
+        ])
+      ).rows.map((r) => r.pid);
+      const before = { pg: cpuByPid(backends), redis: cpuByPid(redisPids), wrk: reapedChildrenCpuSeconds() };
       const { result, usage } = await measureUsage(pids, () => loadFromChild({ ...path, ...options }));
+      const pathCpu: PathCpu = {
+        postgres: cpuBetween(before.pg, cpuByPid(backends)),
+        redis: cpuBetween(before.redis, cpuByPid(redisPids)),
+        wrk: reapedChildrenCpuSeconds() - before.wrk,
+      };
       for (const s of SERVICES) peak[s] = Math.max(peak[s]!, usage.peakRss[s]!);
-      return { result, usage };
+      return { result, usage, pathCpu };
     };
 
     const appUrl = recordsAppUrl(stack.databases.records);
@@ -161,16 +262,17 @@ export async function benchGateway(): Promise<Row[]> {
       const ceiling = await pgbenchCeiling(appUrl, TENANT, await pasienListStatement(TENANT, c.input), POOL, SECONDS);
       rows.push({ name: `database ceiling, pasien.list ${c.label} (pgbench, ${POOL} connections)`, 'req/s': Math.round(ceiling.tps) });
       const direct = await measured(paths(c.input).direct);
-      rows.push(row(`pasien.list ${c.label} straight to records`, direct.result, direct.usage));
+      rows.push(row(`pasien.list ${c.label} straight to records`, direct.result, direct.usage, direct.pathCpu));
       rows.push(ratioRow(`ratio records/database ceiling, ${c.label}`, direct.result.rps / ceiling.tps, 0.5));
       if (!c.through) continue;
       const bearer = await measured(paths(c.input).bearer);
       const cookie = await measured(paths(c.input).cookie);
-      rows.push(row(`pasien.list ${c.label} via gateway, bearer token`, bearer.result, bearer.usage));
-      rows.push(row(`pasien.list ${c.label} via gateway, session cookie`, cookie.result, cookie.usage));
+      rows.push(row(`pasien.list ${c.label} via gateway, bearer token`, bearer.result, bearer.usage, bearer.pathCpu));
+      rows.push(row(`pasien.list ${c.label} via gateway, session cookie`, cookie.result, cookie.usage, cookie.pathCpu));
       bearerRatio = bearer.result.rps / direct.result.rps;
       cookieRatio = cookie.result.rps / bearer.result.rps;
       rows.push(ratioRow('ratio gateway(bearer)/direct', bearerRatio, 0.85), ratioRow('ratio cookie/bearer', cookieRatio, 0.9));
+      rows.push(...machineBoundRows(direct, bearer));
       // Cores per 10,000 req/s: CPU seconds per request x 10,000.
       const cores = (u: Usage, r: LoadResult, s: string) => round(((u.cpu[s] ?? 0) / r.requests) * 10_000, 2);
       rows.push({
@@ -180,6 +282,7 @@ export async function benchGateway(): Promise<Row[]> {
         )}`,
       });
     }
+    await owner.end();
     if (families.length > 0) {
       const refresh = await measureUsage(pids, () => refreshLoad(stack!, app, families, SECONDS));
       for (const s of SERVICES) peak[s] = Math.max(peak[s]!, refresh.usage.peakRss[s]!);

@@ -1,7 +1,7 @@
 // A process's own counters, read from /proc: CPU time (user + system) and resident memory. The bench
 // reads them for each service before and after a load run, so CPU per request is what the service
 // itself spent, not what the load generator or Postgres did. Linux only.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 
@@ -44,4 +44,50 @@ export async function measureUsage<T>(pids: Record<string, number>, work: () => 
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * CPU seconds of this process's children that have exited and been waited for (cutime + cstime): the
+ * load generator (wrk) runs as a child that is reaped before its run resolves, so the difference across
+ * a run is wrk's own CPU, which /proc/<wrk pid> no longer holds by then.
+ */
+export function reapedChildrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+}
+
+/** CPU seconds of each process still alive, by pid (a process gone since is left out). */
+export function cpuByPid(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      out.set(pid, cpuSeconds(pid));
+    } catch {
+      // exited: its CPU cannot be read any more
+    }
+  }
+  return out;
+}
+
+/** CPU used between two cpuByPid snapshots by the processes present in both. */
+export function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, cpu] of after) if (before.has(pid)) sum += cpu - before.get(pid)!;
+  return sum;
+}
+
+/** Pids of the processes named `comm` (as in /proc/<pid>/comm) whose command line contains `needle`. */
+export function pidsOf(comm: string, needle: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== comm) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }

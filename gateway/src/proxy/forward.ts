@@ -1,7 +1,7 @@
 // The last middleware of every route: the request goes to the route's upstream with the headers its
 // credential rule allows. Every upstream gets exactly one client address and never a principal the
 // client sent; records gets neither cookie nor token, only the principal signed for the caller.
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { PRINCIPAL_HEADER } from '@simrs/contracts/principal';
 import { config } from '../config.ts';
 import type { Route, UpstreamName } from '../routes/index.ts';
@@ -33,18 +33,20 @@ export function forward(route: Route, options: ForwardOptions): RequestHandler {
   if (route.credentials === 'passthrough') {
     return (req, res) => proxy(target, req, res, forwardHeaders(req.headers, forwardedFor(req)), limits);
   }
-  return async (req, res) => {
-    const principal = await callerOf(res)?.signPrincipal();
+  const send = (req: Request, res: Response, principal: string | undefined) => {
     // The upstream needs neither the cookie nor the token: the principal says everything.
-    const headers = forwardHeaders(req.headers, {
-      ...forwardedFor(req),
-      cookie: undefined,
-      authorization: undefined,
-      [PRINCIPAL_HEADER]: principal,
-    });
+    const set = forwardedFor(req);
+    set.cookie = undefined;
+    set.authorization = undefined;
+    set[PRINCIPAL_HEADER] = principal;
     // RFC 6750 §3: a request that carried no credentials and is refused gets the Bearer challenge,
     // naming where the API's resource metadata is (RFC 9728 §5.1).
     const challenge = principal ? undefined : { 'www-authenticate': BEARER_CHALLENGE };
-    await proxy(target, req, res, headers, limits, challenge);
+    return proxy(target, req, res, forwardHeaders(req.headers, set), limits, challenge);
+  };
+  return (req, res) => {
+    // A principal minted before comes back as it is (no promise to wait for): the usual case.
+    const minted = callerOf(res)?.signPrincipal();
+    return typeof minted === 'object' ? minted.then((principal) => send(req, res, principal)) : send(req, res, minted);
   };
 }

@@ -45,16 +45,20 @@ export function upstream(name: string, url: string, connectTimeoutMs: number, ti
   };
 }
 
-/** Copies request headers minus hop-by-hop ones, then applies `set` (undefined deletes). */
+/**
+ * Copies request headers minus hop-by-hop ones and those named in `set`, then adds `set`'s values
+ * (undefined: the header is dropped). One pass, no intermediate arrays: it runs on every request.
+ */
 export function forwardHeaders(headers: IncomingHttpHeaders, set: Record<string, string | undefined>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || TRACE_CONTEXT.has(name)) continue;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || HOP_BY_HOP.has(name) || TRACE_CONTEXT.has(name) || Object.hasOwn(set, name)) continue;
     out[name] = value;
   }
-  for (const [name, value] of Object.entries(set)) {
-    if (value === undefined) delete out[name];
-    else out[name] = value;
+  for (const name in set) {
+    const value = set[name];
+    if (value !== undefined) out[name] = value;
   }
   return out;
 }

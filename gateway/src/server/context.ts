@@ -10,8 +10,8 @@ import { REQUEST_ID_HEADER } from '@simrs/contracts/principal';
 /** The caller of an API request, resolved from its credential by the authenticate middleware. */
 export interface Caller {
   principal: Principal;
-  /** The signed principal forwarded to records, minted once per cached credential. */
-  signPrincipal(): Promise<string>;
+  /** The signed principal forwarded to records, minted once per cached credential (then given back as is). */
+  signPrincipal(): string | Promise<string>;
 }
 
 interface GatewayLocals {

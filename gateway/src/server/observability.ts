@@ -81,6 +81,8 @@ export function observeRequests() {
       const labels = { method: req.method, route, outcome };
       requests.add(1, { ...labels, status_code: status });
       duration.record(seconds, labels);
+      // The log line is built only when it will be written (LOG_LEVEL warn drops every 2xx-4xx line).
+      if (status < 500 && !log.isLevelEnabled('info')) return;
       const line = {
         method: req.method,
         route,
