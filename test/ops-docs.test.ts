@@ -4,6 +4,7 @@
 // points at a runbook section that exists; and every command of the runbook's `sh runbook` blocks in
 // docs/operations.md runs against a local stack (ports and database URLs of `npm start` rewritten to
 // this test's stack).
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -256,6 +257,9 @@ describe('runbook against a local stack', () => {
   });
 
   test('the metrics the alerts read are exposed by the running services', async () => {
+    // The runbook test before blocks this process in spawnSync for seconds, past the services' 5 s
+    // keep-alive: let the loop see those sockets closed, or fetch reuses one and gets "other side closed".
+    await sleep(100);
     const exposed = new Set<string>();
     for (const url of [stack.urls.gatewayOps, stack.urls.identityHttp, stack.urls.records, stack.urls.notifierHttp]) {
       for (const s of await scrape(url)) exposed.add(s.name);
