@@ -192,12 +192,29 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts `node --import ./src/instrumentation.ts src/main.ts` in a workspace folder (e.g.
- * "services/notifier") with the given environment, collecting its output.
+ * How node starts a service in its workspace folder: the TypeScript sources (tests, npm start), or
+ * with `compiled` the JavaScript that `npm run build` writes to dist/, resolving the shared workspaces
+ * to their dist/ too (the `simrs-compiled` export condition), as the images run it. Compiled, no .ts
+ * file is loaded, so Node's type stripper (about 25 MB of WebAssembly memory) never starts.
  */
-export function startService(name: string, workspace: string, env: Record<string, string>, entry = 'src/main.ts'): ServiceProcess {
+export function serviceArgs(compiled = false): string[] {
+  return compiled
+    ? ['--conditions=simrs-compiled', '--import', './dist/instrumentation.js', 'dist/main.js']
+    : ['--import', './src/instrumentation.ts', 'src/main.ts'];
+}
+
+/**
+ * Starts a service (serviceArgs) in a workspace folder (e.g. "services/notifier") with the given
+ * environment, collecting its output.
+ */
+export function startService(
+  name: string,
+  workspace: string,
+  env: Record<string, string>,
+  options: { compiled?: boolean } = {},
+): ServiceProcess {
   const cwd = resolve(repoRoot, workspace);
-  const child = spawn(process.execPath, ['--import', './src/instrumentation.ts', entry], {
+  const child = spawn(process.execPath, serviceArgs(options.compiled), {
     cwd,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
