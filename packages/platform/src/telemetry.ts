@@ -21,6 +21,7 @@ import { AlwaysOffSampler, ParentBasedSampler } from '@opentelemetry/sdk-trace';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { onShutdownLast } from './lifecycle.ts';
 import { startSdk } from './otel-sdk.ts';
+import { startIdleReclaim } from './reclaim.ts';
 import { normalizePath, redactQuery, redactUrl } from './redact.ts';
 import { applyAnnotation, tracesExported } from './spans.ts';
 
@@ -136,4 +137,7 @@ export async function startTelemetry(serviceName: string): Promise<void> {
     ...(exporting || process.env.OTEL_TRACES_SAMPLER ? {} : { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) }),
   });
   onShutdownLast('telemetry', () => sdk.shutdown());
+  // Plumbing every service gets from here: memory back to the system after busy spells.
+  const reclaimer = startIdleReclaim();
+  if (reclaimer) onShutdownLast('idle reclaim', () => reclaimer.stop());
 }
