@@ -66,7 +66,6 @@ RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=npm_ca \
 COPY tsconfig.json ./
 COPY packages/contracts/ packages/contracts/
 COPY services/records/ services/records/
-COPY --from=build /app/services/records/dist/ services/records/dist/
 COPY dashboard/ dashboard/
 RUN npm run build -w @simrs/dashboard
 
