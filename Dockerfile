@@ -87,7 +87,8 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg \
  && groupadd --system --gid 10001 simrs \
  && useradd --system --uid 10001 --gid simrs --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin simrs
-ENV NODE_ENV=production HOME=/tmp TMPDIR=/tmp
+# glibc allocator settings: SERVICE_ENV in packages/platform/src/testing.ts says why.
+ENV NODE_ENV=production HOME=/tmp TMPDIR=/tmp MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 # Files stay owned by root: the app user can read them, never change them. Each service stage adds
 # its deps stage's /app (manifests and every node_modules folder npm made) and its own folder.

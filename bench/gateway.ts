@@ -13,6 +13,7 @@ import { signPrincipal } from '@simrs/contracts/principal';
 import { testServerUrl } from '@simrs/platform/testing';
 import { startSmtpPeer } from '@simrs/platform/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
+import { build } from '../scripts/build.ts';
 import { recordsAppUrl, startStack } from '../scripts/lib/stack.ts';
 import type { ServiceName, Stack } from '../scripts/lib/stack.ts';
 import { seedTenant } from '../services/records/src/db/seed.ts';
@@ -84,7 +85,10 @@ export async function benchGateway(): Promise<Row[]> {
   const [redis, smtp] = await Promise.all([startRedisServer(), startSmtpPeer()]);
   let stack: Stack | undefined;
   try {
+    // The services run as the images run them: compiled to dist/ (scripts/build.ts), which memory depends on.
+    build();
     stack = await startStack({
+      compiled: true,
       postgresUrl: testServerUrl,
       dbPrefix: `b_gateway_${Date.now()}_`,
       redisUrl: redis.url,
@@ -100,7 +104,9 @@ export async function benchGateway(): Promise<Row[]> {
     });
     const pids = Object.fromEntries(SERVICES.map((s) => [s, stack!.services[s].child.pid!]));
     await seed(stack);
-    // Idle: started, migrated, seeded, not yet asked for anything.
+    // Idle: started, migrated, seeded, not yet asked for anything, and left alone for 5 s as after the
+    // load (startup is a busy spell too: the services give its memory back once quiet, reclaim.ts).
+    await new Promise((r) => setTimeout(r, 5000));
     const idle = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
 
     const app = await registerClient(stack, await issueRegistrationToken(stack, `admin@${TENANT}.test`), {

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { databaseUrl, dropDatabase, ensureDatabase } from '@simrs/platform/db';
-import { freePort, repoRoot, serviceArgs, startService, waitForReady } from '@simrs/platform/testing';
+import { freePort, repoRoot, SERVICE_ENV, serviceArgs, startService, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
 import { eachLine, LastLines, messageOf } from './logs.ts';
 import type { LineSink } from './logs.ts';
@@ -161,7 +161,7 @@ export function stackEnv(options: StackOptions, wiring: StackWiring): Record<Ser
 function streamService(name: ServiceName, env: Record<string, string>, output: LineSink, compiled?: boolean): ServiceProcess {
   const child = spawn(process.execPath, serviceArgs(compiled), {
     cwd: resolve(repoRoot, SERVICE_DIRS[name]),
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...SERVICE_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

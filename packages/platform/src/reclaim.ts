@@ -4,9 +4,10 @@
 // sees a low allocation rate, which it measures at collections, which an idle server no longer makes:
 // measured, a service that peaked at 300 MB under load held 300 MB for as long as it stayed idle, with
 // 25 MB of live heap. So: once a second, the event loop's utilisation since the last look; after a
-// busy spell (>= BUSY), two quiet looks in a row (<= QUIET), and the process grown by at least
-// MIN_GROWTH since the last reclaim, one last-resort collection (V8's memory-reducing full GC that
-// releases pooled pages): tens of milliseconds on a quiet process, never during load.
+// busy spell (>= 25 %), two quiet looks in a row (<= 10 %: an idle service on a crowded machine still
+// counts as quiet), and the process grown by at least 16 MB since the last reclaim, one last-resort
+// collection (V8's memory-reducing full GC that releases pooled pages): tens of milliseconds on a quiet
+// process, never during load.
 // The collector is reachable only where the process was started with GC_FLAG (serviceArgs, the
 // Dockerfile's CMD): V8's gc extension under a name no library looks for.
 import { performance } from 'node:perf_hooks';
@@ -36,7 +37,7 @@ export interface Reclaimer {
 export function startIdleReclaim(options: ReclaimOptions = {}): Reclaimer | undefined {
   const gc = (globalThis as Record<string, unknown>)[GC_GLOBAL] as Gc | undefined;
   if (typeof gc !== 'function') return undefined;
-  const { everyMs = 1000, busy = 0.2, quiet = 0.05, quietLooks = 2, minGrowthBytes = 16 * 1024 * 1024 } = options;
+  const { everyMs = 1000, busy = 0.25, quiet = 0.1, quietLooks = 2, minGrowthBytes = 16 * 1024 * 1024 } = options;
   let last = performance.eventLoopUtilization();
   let busySpell = false;
   let quietInARow = 0;
