@@ -10,7 +10,7 @@ const reclaim = fileURLToPath(new URL('./reclaim.ts', import.meta.url));
 // leaves 200 MB of garbage behind, then quiet until the reclaimer has run once.
 const script = `
 import { startIdleReclaim } from ${JSON.stringify(reclaim)};
-const r = startIdleReclaim({ everyMs: 100 });
+const r = startIdleReclaim({ everyMs: 100, quietLooks: 3 });
 let keep = [];
 const until = Date.now() + 1500;
 while (Date.now() < until) {
