@@ -4,10 +4,14 @@
 #   docker build --target identity -t ghcr.io/example/simrs-identity:0.1.0 .
 #   docker build --target records  -t ghcr.io/example/simrs-records:0.1.0 .
 #   docker build --target notifier -t ghcr.io/example/simrs-notifier:0.1.0 .
-# Node 24 runs the TypeScript sources directly (type stripping), so there is no build step: an image is
-# the production dependencies of its workspace plus the folders of proto/, packages/{contracts,platform} and the
-# service (src/, migrations/, ...; .dockerignore keeps tests, node_modules and local data out). It runs
-# as uid 10001 on a read-only root filesystem (the chart mounts an emptyDir on /tmp).
+# An image is the production dependencies of its workspace plus the folders of proto/,
+# packages/{contracts,platform} and the service (src/, migrations/, ...; .dockerignore keeps tests,
+# node_modules and local data out), with each one's dist/: the sources as plain JavaScript
+# (scripts/build.ts, the `build` stage). The services run dist/ (the `simrs-compiled` export condition
+# resolves the shared workspaces there too), so Node's type stripper and its ~25 MB of WebAssembly memory
+# never load (issue 18). The node options in CMD are the services' (SERVICE_NODE_FLAGS in
+# packages/platform/src/testing.ts says why; test/build.test.ts keeps the two in step). It runs as uid
+# 10001 on a read-only root filesystem (the chart mounts an emptyDir on /tmp).
 # Pin NODE_IMAGE by digest in CI (node:24-bookworm-slim@sha256:...). BUILD_IMAGE runs `npm ci` and
 # defaults to NODE_IMAGE; `npm run images` passes a runtime base without npm and a build base with it
 # when it has to make both locally (no registry), so the runtime layers never carry npm at all.
@@ -65,47 +69,67 @@ COPY services/records/ services/records/
 COPY dashboard/ dashboard/
 RUN npm run build -w @simrs/dashboard
 
+# --- every workspace's src/ compiled to dist/ (node's own type stripping; no dependencies needed) ----
+FROM manifests AS build
+COPY scripts/build.ts scripts/
+COPY proto/ proto/
+COPY packages/contracts/ packages/contracts/
+COPY packages/platform/ packages/platform/
+COPY gateway/ gateway/
+COPY services/identity/ services/identity/
+COPY services/records/ services/records/
+COPY services/notifier/ services/notifier/
+RUN node scripts/build.ts
+
 # --- runtime base: no package managers, non-root, shared workspaces ---------------------------------
 FROM ${NODE_IMAGE} AS runtime
 RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* \
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg \
  && groupadd --system --gid 10001 simrs \
  && useradd --system --uid 10001 --gid simrs --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin simrs
-ENV NODE_ENV=production HOME=/tmp TMPDIR=/tmp
+# glibc allocator settings: SERVICE_ENV in packages/platform/src/testing.ts says why.
+ENV NODE_ENV=production HOME=/tmp TMPDIR=/tmp MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 # Files stay owned by root: the app user can read them, never change them. Each service stage adds
 # its deps stage's /app (manifests and every node_modules folder npm made) and its own folder.
 COPY proto/ proto/
 COPY packages/contracts/ packages/contracts/
 COPY packages/platform/ packages/platform/
+COPY --from=build /app/proto/dist/ proto/dist/
+COPY --from=build /app/packages/contracts/dist/ packages/contracts/dist/
+COPY --from=build /app/packages/platform/dist/ packages/platform/dist/
 USER 10001:10001
 STOPSIGNAL SIGTERM
 
 FROM runtime AS gateway
 COPY --from=deps-gateway /app/ ./
 COPY gateway/ gateway/
+COPY --from=build /app/gateway/dist/ gateway/dist/
 COPY --from=dashboard-build /app/dashboard/dist/ dashboard/dist/
 WORKDIR /app/gateway
 EXPOSE 8080 8081
-CMD ["node", "--import", "./src/instrumentation.ts", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=8", "--expose-gc-as=simrsGc", "--conditions=simrs-compiled", "--import", "./dist/instrumentation.js", "dist/main.js"]
 
 FROM runtime AS identity
 COPY --from=deps-identity /app/ ./
 COPY services/identity/ services/identity/
+COPY --from=build /app/services/identity/dist/ services/identity/dist/
 WORKDIR /app/services/identity
 EXPOSE 4001 50051
-CMD ["node", "--import", "./src/instrumentation.ts", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=8", "--expose-gc-as=simrsGc", "--conditions=simrs-compiled", "--import", "./dist/instrumentation.js", "dist/main.js"]
 
 FROM runtime AS records
 COPY --from=deps-records /app/ ./
 COPY services/records/ services/records/
+COPY --from=build /app/services/records/dist/ services/records/dist/
 WORKDIR /app/services/records
 EXPOSE 4002
-CMD ["node", "--import", "./src/instrumentation.ts", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=8", "--expose-gc-as=simrsGc", "--conditions=simrs-compiled", "--import", "./dist/instrumentation.js", "dist/main.js"]
 
 FROM runtime AS notifier
 COPY --from=deps-notifier /app/ ./
 COPY services/notifier/ services/notifier/
+COPY --from=build /app/services/notifier/dist/ services/notifier/dist/
 WORKDIR /app/services/notifier
 EXPOSE 4003 50052
-CMD ["node", "--import", "./src/instrumentation.ts", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=8", "--expose-gc-as=simrsGc", "--conditions=simrs-compiled", "--import", "./dist/instrumentation.js", "dist/main.js"]

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv } from 'ajv';
+import { SERVICE_ENV, serviceArgs } from '@simrs/platform/testing';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IPodTemplateSpec } from 'kubernetes-models/v1/PodTemplateSpec';
@@ -408,7 +409,7 @@ test('migrations run as pre-install/pre-upgrade hook Jobs with the image of the 
       assert.ok(hooks.includes('pre-install') && hooks.includes('pre-upgrade'), `${s.name}: ${job.metadata.name} hooks`);
       const pod = job.spec!.template.spec!;
       assert.equal(pod.restartPolicy, 'Never');
-      assert.deepEqual(pod.containers[0]!.command, ['node', 'src/db/migrate.ts']);
+      assert.deepEqual(pod.containers[0]!.command, ['node', '--conditions=simrs-compiled', 'dist/db/migrate.js']);
       assert.ok(images.has(pod.containers[0]!.image), `${s.name}: ${job.metadata.name} runs an image no Deployment runs`);
       const account = ofKind<IServiceAccount>(s, 'ServiceAccount').find((a) => a.metadata.name === pod.serviceAccountName)!;
       assert.match(
@@ -754,8 +755,14 @@ test('the Dockerfile builds every service as a non-root target from production d
         .join('\n')
         .match(/^USER\s+(\S+)/m)?.[1] ?? 'root';
     assert.ok(!/^(root|0)(:|$)/.test(user), `${component} runs as ${user}`);
-    assert.match(body(component), /CMD \["node", "--import", "\.\/src\/instrumentation\.ts", "src\/main\.ts"\]/);
+    // The compiled services with the services' node options, exactly as the stack starts them (serviceArgs).
+    assert.ok(
+      body(component).includes(`CMD ${JSON.stringify(['node', ...serviceArgs(true)]).replaceAll('","', '", "')}`),
+      `${component}: CMD`,
+    );
   }
+  for (const [name, value] of Object.entries(SERVICE_ENV))
+    assert.match(body('runtime'), new RegExp(`^ENV .*\\b${name}=${value}\\b`, 'm'), name);
   assert.match(dockerfile, /npm ci --omit=dev --omit=optional/);
   assert.doesNotMatch(dockerfile, /npm install/);
   const ignored = readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8');

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { databaseUrl, dropDatabase, ensureDatabase } from '@simrs/platform/db';
-import { freePort, repoRoot, startService, waitForReady } from '@simrs/platform/testing';
+import { freePort, repoRoot, SERVICE_ENV, serviceArgs, startService, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
 import { eachLine, LastLines, messageOf } from './logs.ts';
 import type { LineSink } from './logs.ts';
@@ -43,6 +43,8 @@ export interface StackOptions {
   onSpawned?: (stop: () => Promise<void>) => void;
   /** How long readiness may take (default 30 s). */
   readyTimeoutMs?: number;
+  /** Run each service's compiled dist/ (`npm run build` first), as the images do: the bench measures that. */
+  compiled?: boolean;
 }
 
 /** The start failed: `summary` is one line naming the cause; the message adds the services' last lines. */
@@ -156,10 +158,10 @@ export function stackEnv(options: StackOptions, wiring: StackWiring): Record<Ser
  * process gets its own process group, so a terminal's Ctrl-C reaches npm start alone, which stops the
  * services in order.
  */
-function streamService(name: ServiceName, env: Record<string, string>, output: LineSink): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', './src/instrumentation.ts', 'src/main.ts'], {
+function streamService(name: ServiceName, env: Record<string, string>, output: LineSink, compiled?: boolean): ServiceProcess {
+  const child = spawn(process.execPath, serviceArgs(compiled), {
     cwd: resolve(repoRoot, SERVICE_DIRS[name]),
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...SERVICE_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -243,7 +245,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const publicUrl = options.publicUrl ?? `http://localhost:${ports.gateway}`;
   const env = stackEnv(options, { ports, databases, secrets, publicUrl });
   const launch = (name: ServiceName) =>
-    options.output ? streamService(name, env[name], options.output) : startService(name, SERVICE_DIRS[name], env[name]);
+    options.output
+      ? streamService(name, env[name], options.output, options.compiled)
+      : startService(name, SERVICE_DIRS[name], env[name], { compiled: options.compiled });
 
   const services = {} as Record<ServiceName, ServiceProcess>;
   for (const name of ['notifier', 'identity', 'records', 'gateway'] as const) services[name] = launch(name);

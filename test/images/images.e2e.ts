@@ -18,7 +18,7 @@ import { createClient, grpc } from '@simrs/proto/grpc';
 import { databaseUrl, dropDatabase, ensureDatabase } from '@simrs/platform/db';
 import { startSmtpPeer } from '@simrs/platform/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/smtp-peer';
-import { freePort, testRedisUrl, testServerUrl, waitFor } from '@simrs/platform/testing';
+import { freePort, serviceArgs, testRedisUrl, testServerUrl, waitFor } from '@simrs/platform/testing';
 import { caBundle, containerTools, imageExists, imageRef, LOCAL_BASE, OFFICIAL_BASE, run, SERVICES } from '../../scripts/lib/containers.ts';
 import type { ImageService } from '../../scripts/lib/containers.ts';
 import { randomSecret, recordsAppUrl } from '../../scripts/lib/stack.ts';
@@ -134,7 +134,7 @@ describe('the images', () => {
       const config = await imageConfig(imageRef(service));
       assert.equal(config.user, `${chart.uid}:${chart.gid}`, `${service}: USER`);
       assert.equal(config.healthcheck, undefined, `${service}: no HEALTHCHECK (the chart has the probes)`);
-      assert.deepEqual(config.cmd, ['node', '--import', './src/instrumentation.ts', 'src/main.ts']);
+      assert.deepEqual(config.cmd, ['node', ...serviceArgs(true)]);
       const res = await oneOff(service, `${service}-inside`, ['node', '-e', INSIDE_SCRIPT], {}, 60_000);
       const inside = JSON.parse(res.stdout.trim().split('\n').at(-1)!) as InsideReport;
       assert.equal(inside.uid, chart.uid);

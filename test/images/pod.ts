@@ -93,11 +93,12 @@ export function securityFlags(chart: ChartRuntime): string[] {
 }
 
 /**
- * The migration Job's command for a service. The chart names `src/db/migrate.ts`; a service tree that
- * still has its migration at `src/migrate.ts` (before the src/ reshaping) gets that path instead.
+ * The migration Job's command for a service. The chart names `dist/db/migrate.js` (compiled from
+ * `src/db/migrate.ts`); a service tree that still has its migration at `src/migrate.ts` (before the
+ * src/ reshaping) gets that path instead.
  */
 export function migrateCommand(chart: ChartRuntime, service: 'identity' | 'records' | 'notifier'): string[] {
-  const script = chart.migrateCommand.at(-1)!;
+  const script = chart.migrateCommand.at(-1)!.replace(/^dist\/(.*)\.js$/, 'src/$1.ts');
   if (existsSync(join(repoRoot, 'services', service, script))) return chart.migrateCommand;
   return [...chart.migrateCommand.slice(0, -1), 'src/migrate.ts'];
 }

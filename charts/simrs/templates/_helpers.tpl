@@ -18,7 +18,7 @@ Names and labels. Most helpers take a context dict: (dict "root" $ "name" "gatew
 {{/* The long-running services, in call order. */}}
 {{- define "simrs.components" -}}gateway identity records notifier{{- end }}
 
-{{/* The services that own a database and ship `node src/db/migrate.ts`. */}}
+{{/* The services that own a database and ship `node dist/db/migrate.js` (compiled from src/db/migrate.ts). */}}
 {{- define "simrs.migrating" -}}identity records notifier{{- end }}
 
 {{- define "simrs.componentName" -}}

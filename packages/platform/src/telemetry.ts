@@ -17,10 +17,11 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { NodeSDK } from '@opentelemetry/sdk-node';
 import { AlwaysOffSampler, ParentBasedSampler } from '@opentelemetry/sdk-trace';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { onShutdownLast } from './lifecycle.ts';
+import { startSdk } from './otel-sdk.ts';
+import { startIdleReclaim } from './reclaim.ts';
 import { normalizePath, redactQuery, redactUrl } from './redact.ts';
 import { applyAnnotation, tracesExported } from './spans.ts';
 
@@ -117,7 +118,8 @@ const dropSpans: SpanProcessor = {
  */
 export const prometheus = new PrometheusExporter({ preventServerStart: true });
 
-export function startTelemetry(serviceName: string): void {
+/** Awaited by each service's instrumentation.ts (a top-level await), so it is done before the application loads. */
+export async function startTelemetry(serviceName: string): Promise<void> {
   // In-thread loader hooks where Node supports them: module.register() would start a loader thread, a
   // second V8 isolate alive for the whole process (tens of MB) and a message round trip per module.
   // Only the modules an instrumentation patches are wrapped; every other module loads untouched.
@@ -126,7 +128,7 @@ export function startTelemetry(serviceName: string): void {
   process.env.OTEL_SERVICE_NAME ??= serviceName;
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const exporting = tracesExported();
-  const sdk = new NodeSDK({
+  const sdk = await startSdk({
     instrumentations: instrumentations(exporting),
     metricReaders: [prometheus],
     // Not exporting: spans that nobody reads are not recorded (a non-recording span still has a trace id
@@ -134,6 +136,8 @@ export function startTelemetry(serviceName: string): void {
     ...(exporting ? {} : { spanProcessors: [dropSpans] }),
     ...(exporting || process.env.OTEL_TRACES_SAMPLER ? {} : { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) }),
   });
-  sdk.start();
   onShutdownLast('telemetry', () => sdk.shutdown());
+  // Plumbing every service gets from here: memory back to the system after busy spells.
+  const reclaimer = startIdleReclaim();
+  if (reclaimer) onShutdownLast('idle reclaim', () => reclaimer.stop());
 }

@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { databaseUrl, ensureDatabase } from './db.ts';
+import { GC_FLAG } from './reclaim.ts';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -192,14 +193,48 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts `node --import ./src/instrumentation.ts src/main.ts` in a workspace folder (e.g.
- * "services/notifier") with the given environment, collecting its output.
+ * The node settings every service runs with, here and in the images (the Dockerfile's CMD says the same;
+ * test/build.test.ts keeps them in step). Issue 18, measured with the bench: V8's young generation
+ * grows to 2 x 64 MB under load by default, and its pages stay resident afterwards; 2 x 8 MB cut records'
+ * peak RSS by about 120 MB at no measurable CPU per request (2 x 4 MB or less costs GC time).
+ * GC_FLAG lets the idle reclaim (reclaim.ts) give memory back after a busy spell.
  */
-export function startService(name: string, workspace: string, env: Record<string, string>, entry = 'src/main.ts'): ServiceProcess {
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', GC_FLAG];
+
+/**
+ * glibc's allocator settings for every service (the Dockerfile's ENV says the same). Buffers freed after
+ * a load stayed in malloc's arenas: at most two arenas, and a fixed trim threshold (which also stops
+ * glibc from raising its mmap threshold, so large buffers are returned on free), gave the gateway about
+ * 14 MB back after the bench's load (one run each way on a crowded machine; a small effect).
+ */
+export const SERVICE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072' };
+
+/**
+ * How node starts a service in its workspace folder: the TypeScript sources (tests, npm start), or
+ * with `compiled` the JavaScript that `npm run build` writes to dist/, resolving the shared workspaces
+ * to their dist/ too (the `simrs-compiled` export condition), as the images run it. Compiled, no .ts
+ * file is loaded, so Node's type stripper (about 25 MB of WebAssembly memory) never starts.
+ */
+export function serviceArgs(compiled = false): string[] {
+  return compiled
+    ? [...SERVICE_NODE_FLAGS, '--conditions=simrs-compiled', '--import', './dist/instrumentation.js', 'dist/main.js']
+    : [...SERVICE_NODE_FLAGS, '--import', './src/instrumentation.ts', 'src/main.ts'];
+}
+
+/**
+ * Starts a service (serviceArgs) in a workspace folder (e.g. "services/notifier") with the given
+ * environment, collecting its output.
+ */
+export function startService(
+  name: string,
+  workspace: string,
+  env: Record<string, string>,
+  options: { compiled?: boolean } = {},
+): ServiceProcess {
   const cwd = resolve(repoRoot, workspace);
-  const child = spawn(process.execPath, ['--import', './src/instrumentation.ts', entry], {
+  const child = spawn(process.execPath, serviceArgs(options.compiled), {
     cwd,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...SERVICE_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

@@ -1,3 +1,3 @@
 import { startTelemetry } from '@simrs/platform/telemetry';
 
-startTelemetry('identity');
+await startTelemetry('identity');

@@ -1,4 +1,4 @@
 // Loaded with `node --import ./src/instrumentation.ts` before the application (see DESIGN.md).
 import { startTelemetry } from '@simrs/platform/telemetry';
 
-startTelemetry('notifier');
+await startTelemetry('notifier');

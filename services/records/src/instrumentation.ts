@@ -1,3 +1,3 @@
 import { startTelemetry } from '@simrs/platform/telemetry';
 
-startTelemetry('records');
+await startTelemetry('records');
