@@ -65,8 +65,10 @@ const SET_TENANT = { name: 'records_set_tenant', text: "select set_config('app.t
  * that Postgres plans them once instead of on every request. Statements whose text varies without
  * bound (an UPDATE of whichever fields were given) stay unnamed.
  */
-function statement(text: string, values: unknown[], prepare: boolean): pg.QueryConfig {
-  return prepare ? { name: statementName(text), text, values } : { text, values };
+function statement(text: string, values: unknown[], prepare: boolean, rowMode?: 'array'): pg.QueryConfig {
+  const config: pg.QueryConfig = prepare ? { name: statementName(text), text, values } : { text, values };
+  if (rowMode) (config as pg.QueryArrayConfig).rowMode = rowMode;
+  return config;
 }
 
 // Names by text, so that a statement's text is hashed once rather than on every request (the texts
@@ -84,8 +86,13 @@ function statementName(text: string): string {
 /** The only way handlers reach Postgres: bound to one tenant for its whole life. */
 export interface TenantDb {
   readonly tenantId: string;
-  /** One statement in its own transaction: a single round trip. */
-  one<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<R[]>;
+  /**
+   * One statement in its own transaction: a single round trip. With `rowMode: 'array'` each row is
+   * an array of the selected values in select-list order (R is then that array's type): pg builds a
+   * row object from a per-query template copied in dictionary mode, so reading a page of 20 patients
+   * of 30 columns key by key costs more than reading them by position.
+   */
+  one<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean; rowMode?: 'array' }): Promise<R[]>;
   /** Several statements in one transaction (committed when `work` resolves, rolled back when it throws). */
   tx<T>(work: (q: Querier) => Promise<T>): Promise<T>;
 }
@@ -129,7 +136,7 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
 
   return {
     tenantId,
-    one<R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) {
+    one<R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean; rowMode?: 'array' } = {}) {
       return withClient(async (client) => {
         const [begin, set, main, commit] = inOneWrite(
           client,
@@ -137,7 +144,7 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
             [
               client.query('begin'),
               client.query({ ...SET_TENANT, values: [tenantId] }),
-              client.query<R>(statement(sql, params, opts.prepare ?? true)),
+              client.query<R>(statement(sql, params, opts.prepare ?? true, opts.rowMode)),
               client.query('commit'),
             ] as const,
         );
