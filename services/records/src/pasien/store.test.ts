@@ -4,13 +4,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TenantDb } from '../db/index.ts';
-import { cursors as makeCursors } from '../server/cursor.ts';
+import type { TenantScope } from '../server/index.ts';
 import type { ListPasienInput } from './schema.ts';
 import * as store from './store.ts';
 
 type StoreModule = typeof store;
 
-const cursors = makeCursors('c'.repeat(32));
+// Cursors as plain JSON: only what a cursor opens to shapes the statement, not how it is sealed.
+const cursors: TenantScope['cursors'] = {
+  seal: (_kind, _tenantId, key) => JSON.stringify(key),
+  open: (token) => JSON.parse(token) as (string | number)[],
+};
 const FILTERS = ['nik', 'noRm', 'tanggalLahir', 'q', 'cursor'] as const;
 
 function inputs(variant: 0 | 1): Array<[string, ListPasienInput]> {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { Principal } from '@simrs/contracts/principal';
 import type { TenantDb } from '../db/index.ts';
-import { COLUMNS } from '../pasien/schema.ts';
+import { COLUMNS } from '../pasien/index.ts';
 import { cursors } from './cursor.ts';
 import { appRouter } from './router.ts';
 import { singleQueryHandler } from './single-query.ts';
