@@ -24,6 +24,10 @@ const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID);
  * Date per value; anything else (years past 9999, BC) goes through a Date.
  */
 export function isoTimestamp(text: string): string {
+  // The usual case, microseconds given in full ('2026-01-02 03:04:05.678901+00'): cut and joined, no
+  // regular expression (a page of patients has three timestamps a row).
+  if (text.length === 29 && text.charCodeAt(4) === 45 && text.charCodeAt(10) === 32 && text.charCodeAt(19) === 46 && text.endsWith('+00'))
+    return `${text.slice(0, 10)}T${text.slice(11, 23)}Z`;
   const m = UTC_TEXT.exec(text);
   if (!m) return (parseTimestamptz(text) as Date).toISOString();
   return `${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
@@ -61,8 +65,10 @@ const SET_TENANT = { name: 'records_set_tenant', text: "select set_config('app.t
  * that Postgres plans them once instead of on every request. Statements whose text varies without
  * bound (an UPDATE of whichever fields were given) stay unnamed.
  */
-function statement(text: string, values: unknown[], prepare: boolean): pg.QueryConfig {
-  return prepare ? { name: statementName(text), text, values } : { text, values };
+function statement(text: string, values: unknown[], prepare: boolean, rowMode?: 'array'): pg.QueryConfig {
+  const config: pg.QueryConfig = prepare ? { name: statementName(text), text, values } : { text, values };
+  if (rowMode) (config as pg.QueryArrayConfig).rowMode = rowMode;
+  return config;
 }
 
 // Names by text, so that a statement's text is hashed once rather than on every request (the texts
@@ -80,8 +86,13 @@ function statementName(text: string): string {
 /** The only way handlers reach Postgres: bound to one tenant for its whole life. */
 export interface TenantDb {
   readonly tenantId: string;
-  /** One statement in its own transaction: a single round trip. */
-  one<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<R[]>;
+  /**
+   * One statement in its own transaction: a single round trip. With `rowMode: 'array'` each row is
+   * an array of the selected values in select-list order (R is then that array's type): pg builds a
+   * row object from a per-query template copied in dictionary mode, so reading a page of 20 patients
+   * of 30 columns key by key costs more than reading them by position.
+   */
+  one<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean; rowMode?: 'array' }): Promise<R[]>;
   /** Several statements in one transaction (committed when `work` resolves, rolled back when it throws). */
   tx<T>(work: (q: Querier) => Promise<T>): Promise<T>;
 }
@@ -125,7 +136,7 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
 
   return {
     tenantId,
-    one<R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) {
+    one<R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean; rowMode?: 'array' } = {}) {
       return withClient(async (client) => {
         const [begin, set, main, commit] = inOneWrite(
           client,
@@ -133,7 +144,7 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
             [
               client.query('begin'),
               client.query({ ...SET_TENANT, values: [tenantId] }),
-              client.query<R>(statement(sql, params, opts.prepare ?? true)),
+              client.query<R>(statement(sql, params, opts.prepare ?? true, opts.rowMode)),
               client.query('commit'),
             ] as const,
         );

@@ -63,6 +63,49 @@ export function toPasien(r: Row): Pasien {
   } satisfies Record<keyof Pasien, unknown> as Pasien;
 }
 
+/** Where each field sits in a row selected with SELECT_PASIEN and read as an array (COLUMNS order). */
+const AT = Object.fromEntries(Object.keys(COLUMNS).map((field, i) => [field, i])) as Record<keyof Pasien, number>;
+/** How many values SELECT_PASIEN selects: what a query adds after them starts at this position. */
+export const PASIEN_WIDTH = Object.keys(COLUMNS).length;
+
+/**
+ * toPasien for a row read as an array (db.one with rowMode 'array') of SELECT_PASIEN's values first:
+ * the same object, field for field and in the same order (rows.test.ts holds the two equal).
+ */
+export function toPasienFromArray(a: readonly unknown[]): Pasien {
+  return {
+    id: a[AT.id],
+    noRm: a[AT.noRm],
+    nik: a[AT.nik],
+    nama: a[AT.nama],
+    tempatLahir: a[AT.tempatLahir],
+    tanggalLahir: a[AT.tanggalLahir],
+    jenisKelamin: a[AT.jenisKelamin],
+    golonganDarah: a[AT.golonganDarah],
+    rhesus: a[AT.rhesus],
+    agama: a[AT.agama],
+    statusPerkawinan: a[AT.statusPerkawinan],
+    pekerjaan: a[AT.pekerjaan],
+    namaIbu: a[AT.namaIbu],
+    alamat: a[AT.alamat],
+    rt: a[AT.rt],
+    rw: a[AT.rw],
+    kelurahan: a[AT.kelurahan],
+    kecamatan: a[AT.kecamatan],
+    kotaKabupaten: a[AT.kotaKabupaten],
+    provinsi: a[AT.provinsi],
+    kodePos: a[AT.kodePos],
+    telepon: a[AT.telepon],
+    noBpjs: a[AT.noBpjs],
+    status: a[AT.status],
+    archivedAt: iso(a[AT.archivedAt]),
+    archiveReason: a[AT.archiveReason],
+    version: a[AT.version],
+    createdAt: iso(a[AT.createdAt]),
+    updatedAt: iso(a[AT.updatedAt]),
+  } satisfies Record<keyof Pasien, unknown> as Pasien;
+}
+
 /** A stored version (records.pasien_versi.data: the row under its column names) as the API returns it. */
 export function versionToPasien(data: Row): Pasien {
   const out: Row = {};

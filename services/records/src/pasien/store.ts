@@ -8,7 +8,7 @@ import { params } from '../db/index.ts';
 import { badInput } from '../server/index.ts';
 import type { TenantScope } from '../server/index.ts';
 import { nikMismatch } from './nik.ts';
-import { SELECT_PASIEN, toPasien } from './rows.ts';
+import { PASIEN_WIDTH, SELECT_PASIEN, toPasien, toPasienFromArray } from './rows.ts';
 import type { Row } from './rows.ts';
 import { COLUMNS, WRITABLE, normalizePhone } from './schema.ts';
 import type { CreatePasienInput, ListPasienInput, Pasien, PasienFieldName, UpdatePasienInput } from './schema.ts';
@@ -22,6 +22,20 @@ export class Archived extends Error {}
 
 /** What the audit row's details add when another surface (FHIR) makes the call: never patient data. */
 export type AuditExtra = Record<string, string>;
+
+// Listing statement texts by the listing's shape. The text depends on the status and on which filters
+// and whether a cursor are given, nothing else (values travel as parameters: store.test.ts checks
+// it), so each shape's text is kept once and the same string handed to db.one every time: its
+// prepared-statement lookup by text (and pg's check of the text against the prepared one) then reads
+// a string hashed already instead of flattening and hashing a fresh 2 KB text per call.
+const listTexts = new Map<string, string>();
+function listText(input: ListPasienInput, built: string): string {
+  const shape = `${input.status} ${input.nik ? 1 : 0}${input.noRm ? 1 : 0}${input.tanggalLahir ? 1 : 0}${input.q !== undefined ? 1 : 0}${input.cursor ? 1 : 0}`;
+  const known = listTexts.get(shape);
+  if (known !== undefined) return known;
+  listTexts.set(shape, built);
+  return built;
+}
 
 export function pasienStore({ db, actor, cursors }: TenantScope) {
   const auditInsert = auditInsertFor(actor);
@@ -72,13 +86,15 @@ export function pasienStore({ db, actor, cursors }: TenantScope) {
       const sql = `with page as (${page}),
         audit as (${auditInsert(p, 'pasien.list', `coalesce((select array_agg(s.id::uuid) from (select "id" as id from page order by ${finalOrder} limit ${limit}) s), '{}')`, details)})
         select * from page order by ${finalOrder}`;
-      const rows = await db.one<Row>(sql, values);
+      // By position (the patient's fields, then the sort keys): see TenantDb.one.
+      const rows = await db.one<unknown[]>(listText(input, sql), values, { rowMode: 'array' });
       const more = rows.length > input.limit;
       const items = rows.slice(0, input.limit);
       const last = items[items.length - 1];
+      const k1 = PASIEN_WIDTH;
       const nextCursor =
-        more && last ? cursors.seal(kind, db.tenantId, byName ? [String(last._k1), String(last._k2)] : [String(last._k1)]) : null;
-      return { items: items.map(toPasien), nextCursor };
+        more && last ? cursors.seal(kind, db.tenantId, byName ? [String(last[k1]), String(last[k1 + 1])] : [String(last[k1])]) : null;
+      return { items: items.map(toPasienFromArray), nextCursor };
     },
 
     async getPasien(id: string, extra: AuditExtra = {}): Promise<Pasien> {

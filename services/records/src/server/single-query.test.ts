@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { Principal } from '@simrs/contracts/principal';
 import type { TenantDb } from '../db/index.ts';
+import { COLUMNS } from '../pasien/index.ts';
 import { cursors } from './cursor.ts';
 import { appRouter } from './router.ts';
 import { singleQueryHandler } from './single-query.ts';
@@ -56,10 +57,12 @@ const principals: Record<string, Principal> = {
 
 /** The database answers by the request's `x-db` header: rows, unavailable, or a bug. */
 function fakeDb(mode: string): TenantDb {
-  const one = async () => {
+  const one = async (_sql: string, _values?: unknown[], opts?: { rowMode?: 'array' }) => {
     if (mode === 'down') throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     if (mode === 'bug') throw new Error('column "x" does not exist');
-    return [ROW, { ...ROW, id: '7f1c2f6e-8a43-4d8f-9b7e-0c2a3f4b5c6d', noRm: '00000041', _k1: '00000041' }];
+    const rows = [ROW, { ...ROW, id: '7f1c2f6e-8a43-4d8f-9b7e-0c2a3f4b5c6d', noRm: '00000041', _k1: '00000041' }];
+    // As pg gives them: by position (the select list: every field, then the sort key) when asked.
+    return opts?.rowMode === 'array' ? rows.map((r) => [...Object.keys(COLUMNS).map((f) => r[f as keyof typeof r]), r._k1]) : rows;
   };
   return { tenantId: 'rs-demo', one: one as TenantDb['one'], tx: () => Promise.reject(new Error('no transactions here')) };
 }
@@ -167,6 +170,19 @@ describe('single GET query: the same answer as the tRPC adapter', () => {
     assert.equal(data.nextCursor, null);
     assert.equal(data.items[0]!.nama, 'Siti Aminah');
     assert.equal('_k1' in data.items[0]!, false, 'sort keys never leave the service');
+    const { _k1, ...fields } = ROW;
+    assert.deepEqual(data.items[0], fields, 'every field, from its own column');
+    assert.deepEqual(Object.keys(data.items[0]!), Object.keys(COLUMNS), 'in the order of the API');
+  });
+
+  test('a page with more behind it: the cursor carries the last row sort key', async () => {
+    const { fast } = await both(list({ limit: 1 }), { 'x-as': 'doctor' });
+    const data = (JSON.parse(fast.body) as { result: { data: { items: Array<{ id: string }>; nextCursor: string } } }).result.data;
+    assert.deepEqual(
+      data.items.map((i) => i.id),
+      [ROW.id],
+    );
+    assert.deepEqual(cursors('k'.repeat(32)).open(data.nextCursor, 'pasien.rm', 'rs-demo'), [ROW._k1]);
   });
 });
 
