@@ -28,7 +28,7 @@ process.exit(0);
 
 describe('idle reclaim', () => {
   it('after a busy spell, gives the garbage back once the process is quiet', () => {
-    const child = spawnSync(process.execPath, [GC_FLAG, '--max-semi-space-size=8', '--input-type=module', '-e', script], {
+    const child = spawnSync(process.execPath, [GC_FLAG, '--input-type=module', '-e', script], {
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -36,6 +36,24 @@ describe('idle reclaim', () => {
     const { count, peak, after } = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { count: number; peak: number; after: number };
     assert.equal(count, 1, 'one reclaim for one busy spell');
     assert.ok(after < peak - 32 * 1024 * 1024, `RSS ${after >> 20} MB after, ${peak >> 20} MB at the end of the load`);
+  });
+
+  it('reclaims once after the start: loading leaves garbage behind too', () => {
+    // A start-up that allocates (as loading and compiling modules does), then no work at all.
+    const idle = `
+import { startIdleReclaim } from ${JSON.stringify(reclaim)};
+const r = startIdleReclaim({ everyMs: 100, quietLooks: 3 });
+let keep = [];
+for (let i = 0; i < 400000; i++) keep.push({ s: 'x'.repeat(64) + i, a: [i, i, i] });
+keep = [];
+const until = Date.now() + 3000;
+while (r.count === 0 && Date.now() < until) await new Promise((res) => setTimeout(res, 50));
+console.log(JSON.stringify({ count: r.count }));
+process.exit(0);
+`;
+    const child = spawnSync(process.execPath, [GC_FLAG, '--input-type=module', '-e', idle], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal((JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { count: number }).count, 1);
   });
 
   it('does nothing where node was started without the flag', () => {

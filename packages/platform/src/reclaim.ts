@@ -1,4 +1,4 @@
-// Gives memory back to the system once a busy spell is over (issue 18). Under load V8 grows its heap;
+// Gives memory back to the system once a busy spell is over, and once after the start (issue 18). Under load V8 grows its heap;
 // when the load stops the garbage is collected, but the freed heap pages stay in V8's page pool,
 // resident, until a memory-reducing collection releases them, and V8 starts one of those only when it
 // sees a low allocation rate, which it measures at collections, which an idle server no longer makes:
@@ -45,7 +45,9 @@ export function startIdleReclaim(options: ReclaimOptions = {}): Reclaimer | unde
   const { everyMs = 1000, busy = 0.25, quiet = 0.1, quietLooks = 10, minGrowthBytes = 16 * 1024 * 1024, minIntervalMs = 30_000 } = options;
   let lastReclaim = -Infinity;
   let last = performance.eventLoopUtilization();
-  let busySpell = false;
+  // Starting up is a busy spell too: loading and compiling the modules leaves garbage and a grown young
+  // generation behind, which a service that then waits for its first request would keep.
+  let busySpell = true;
   let quietInARow = 0;
   let count = 0;
   let baseline = process.memoryUsage.rss();

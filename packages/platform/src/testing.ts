@@ -194,12 +194,15 @@ export interface ServiceProcess {
 
 /**
  * The node settings every service runs with, here and in the images (the Dockerfile's CMD says the same;
- * test/build.test.ts keeps them in step). Issue 18, measured with the bench: V8's young generation
- * grows to 2 x 64 MB under load by default, and its pages stay resident afterwards; 2 x 8 MB cut records'
- * peak RSS by about 120 MB at no measurable CPU per request (2 x 4 MB or less costs GC time).
- * GC_FLAG lets the idle reclaim (reclaim.ts) give memory back after a busy spell.
+ * test/build.test.ts keeps them in step). GC_FLAG lets the idle reclaim (reclaim.ts) give memory back
+ * after the start and after each busy spell. The young generation is left at V8's default (it grows to
+ * 2 x 64 MB under load): capping it cuts the peak under load but costs CPU on every request. Measured
+ * on a quiet machine (issue 18, the README's Benchmarks), records / gateway / identity CPU per request
+ * against V8's default: --max-semi-space-size=32 +3 / +10 / +11 %, =16 +31 / +20 / +26 %, =8 +52 / +37 /
+ * +42 %, for peaks of about 270 / 250 / 215 MB instead of 345 in records; none reaches 200 MB. An
+ * operator who would rather pay CPU than memory can add it to the container's command.
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', GC_FLAG];
+export const SERVICE_NODE_FLAGS: readonly string[] = [GC_FLAG];
 
 /**
  * glibc's allocator settings for every service (the Dockerfile's ENV says the same). Buffers freed after
