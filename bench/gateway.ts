@@ -36,6 +36,8 @@ const REFRESH_FAMILIES = Number(process.env.BENCH_REFRESH_FAMILIES ?? 32);
 /** Records' pool size, and so the ceiling's connection count. */
 const POOL = Number(process.env.BENCH_RECORDS_POOL ?? 10);
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+/** How long the services are left alone before idle RSS is read: past the idle reclaim's 30 quiet seconds. */
+const IDLE_WAIT_MS = 35_000;
 /** Extra node options for the services (BENCH_NODE_OPTIONS), e.g. to try V8 heap settings. */
 const NODE_OPTIONS = [process.env.BENCH_NODE_OPTIONS, PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` : undefined]
   .filter(Boolean)
@@ -188,9 +190,9 @@ export async function benchGateway(): Promise<Row[]> {
     });
     const pids = Object.fromEntries(SERVICES.map((s) => [s, stack!.services[s].child.pid!]));
     await seed(stack);
-    // Idle: started, migrated, seeded, not yet asked for anything, and left alone for 15 s as after the
-    // load (startup is a busy spell too: a service gives memory back after 10 quiet seconds, reclaim.ts).
-    await new Promise((r) => setTimeout(r, 15_000));
+    // Idle: started, migrated, seeded, not yet asked for anything, and left alone for 35 s as after the
+    // load (startup is a busy spell too: a service gives memory back after 30 quiet seconds, reclaim.ts).
+    await new Promise((r) => setTimeout(r, IDLE_WAIT_MS));
     const idle = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
 
     const app = await registerClient(stack, await issueRegistrationToken(stack, `admin@${TENANT}.test`), {
@@ -300,14 +302,14 @@ export async function benchGateway(): Promise<Row[]> {
         ),
       );
     }
-    // Idle again after the load: what the services keep, 5 s after (V8 still holds its pages) and 15 s
-    // after (each has had 10 quiet seconds to give them back, reclaim.ts).
+    // Idle again after the load: what the services keep, 5 s after (V8 still holds its pages) and 35 s
+    // after (each has had 30 quiet seconds to give them back, reclaim.ts).
     await new Promise((r) => setTimeout(r, 5000));
     const after5 = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
-    await new Promise((r) => setTimeout(r, 10_000));
+    await new Promise((r) => setTimeout(r, IDLE_WAIT_MS - 5000));
     const after = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
     printTable(
-      'memory per service (RSS, MB; idle at start and 15 s after the last load; targets: idle <= 120, under load <= 200)',
+      'memory per service (RSS, MB; idle at start and 35 s after the last load; targets: idle <= 120, under load <= 200)',
       SERVICES.map((s) => ({
         service: s,
         idle_at_start: idle[s]!,

@@ -4,13 +4,14 @@
 // sees a low allocation rate, which it measures at collections, which an idle server no longer makes:
 // measured, a service that peaked at 300 MB under load held 300 MB for as long as it stayed idle, with
 // 25 MB of live heap. So: once a second, the event loop's utilisation since the last look; after a
-// busy spell (>= 25 %), ten quiet seconds in a row (<= 10 %: an idle service on a crowded machine still
+// busy spell (>= 25 %), thirty quiet seconds in a row (<= 10 %: an idle service on a crowded machine still
 // counts as quiet), and the process grown by at least 16 MB since the last reclaim, one last-resort
-// collection (V8's memory-reducing full GC that releases pooled pages); at most one in 30 s. It is not
+// collection (V8's memory-reducing full GC that releases pooled pages); at most one a minute. It is not
 // free: besides the collection (tens of milliseconds), the heap and the compiled code warm up again
 // afterwards. Measured in turns against main with 3 s bursts and 3 s gaps, reclaiming after 2 quiet
-// seconds cost 15-35 % more CPU per request; waiting for 10 quiet seconds, such gaps never reclaim and
-// the same settings cost nothing measurable.
+// seconds cost 15-35 % more CPU per request; after 10 quiet seconds the bench's gaps between its runs
+// did reclaim, and the gateway then spent about twice the CPU per token refresh in the 5 s run that
+// followed. So: thirty seconds, longer than a lull in a working day's traffic.
 // The collector is reachable only where the process was started with GC_FLAG (serviceArgs, the
 // Dockerfile's CMD): V8's gc extension under a name no library looks for.
 import { performance } from 'node:perf_hooks';
@@ -42,7 +43,7 @@ export interface Reclaimer {
 export function startIdleReclaim(options: ReclaimOptions = {}): Reclaimer | undefined {
   const gc = (globalThis as Record<string, unknown>)[GC_GLOBAL] as Gc | undefined;
   if (typeof gc !== 'function') return undefined;
-  const { everyMs = 1000, busy = 0.25, quiet = 0.1, quietLooks = 10, minGrowthBytes = 16 * 1024 * 1024, minIntervalMs = 30_000 } = options;
+  const { everyMs = 1000, busy = 0.25, quiet = 0.1, quietLooks = 30, minGrowthBytes = 16 * 1024 * 1024, minIntervalMs = 60_000 } = options;
   let lastReclaim = -Infinity;
   let last = performance.eventLoopUtilization();
   // Starting up is a busy spell too: loading and compiling the modules leaves garbage and a grown young
