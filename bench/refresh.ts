@@ -11,7 +11,14 @@ import { startSmtpPeer } from '@simrs/platform/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
-import { Browserless, codeFlow, authorizeWithFetch, issueRegistrationToken, registerClient } from '../test/support/oauth.ts';
+import {
+  Browserless,
+  codeFlow,
+  authorizeWithFetch,
+  issueRegistrationToken,
+  refreshGrantForm,
+  registerClient,
+} from '../test/support/oauth.ts';
 import type { RegisteredClient } from '../test/support/oauth.ts';
 import { seedUsers } from '../test/support/users.ts';
 import { conditions, printTable, summarize } from './load.ts';
@@ -79,12 +86,7 @@ export async function refreshLoad(
             method: 'POST',
             path: '/api/auth/oauth2/token',
             headers: { 'content-type': 'application/x-www-form-urlencoded' },
-            body: new URLSearchParams({
-              grant_type: 'refresh_token',
-              refresh_token: refreshToken,
-              client_id: app.clientId,
-              client_secret: app.clientSecret!,
-            }).toString(),
+            body: refreshGrantForm(app, refreshToken).toString(),
           });
           const body = (await res.body.json()) as { refresh_token?: string };
           if (res.statusCode !== 200 || !body.refresh_token) {

@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import * as client from 'openid-client';
-import { apiQuery, Browserless, issueRegistrationToken, registerClient, startOAuthWorld, tokensFor, within } from './support/oauth.ts';
+import {
+  apiQuery,
+  Browserless,
+  issueRegistrationToken,
+  refreshGrantForm,
+  registerClient,
+  startOAuthWorld,
+  tokensFor,
+  within,
+} from './support/oauth.ts';
 import type { OAuthWorld, RegisteredClient } from './support/oauth.ts';
 
 const TENANT = 'rs-refresh';
@@ -25,12 +34,7 @@ async function refresh(refreshToken: string): Promise<{ status: number; body: Re
   const res = await fetch(`${world.stack.gatewayUrl}/api/auth/oauth2/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-      client_id: app.clientId,
-      client_secret: app.clientSecret!,
-    }),
+    body: refreshGrantForm(app, refreshToken),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }

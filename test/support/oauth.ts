@@ -42,6 +42,16 @@ export interface RegisteredClient {
   metadata: client.ClientMetadata;
 }
 
+/** The form body of a refresh grant (RFC 6749 §6) by a confidential client authenticating in the body. */
+export function refreshGrantForm(app: RegisteredClient, refreshToken: string): URLSearchParams {
+  return new URLSearchParams({
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: app.clientId,
+    client_secret: app.clientSecret!,
+  });
+}
+
 /** RFC 7591 registration through the gateway with openid-client (which runs discovery first). */
 export async function registerClient(
   stack: Stack,
