@@ -24,53 +24,16 @@ export const SELECT_PASIEN = (alias: string) => {
 /** The app pool answers timestamps as ISO strings already (db/db.ts); other pools give Dates. */
 const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
-/**
- * A selected row as the API answers it: every field of COLUMNS, in its order, and nothing else (the
- * sort keys stay behind). One object literal, so that every patient object has the same shape, which
- * JSON.stringify serialises on its fast path; `satisfies` keeps the list equal to the API's fields.
- */
-export function toPasien(r: Row): Pasien {
-  return {
-    id: r.id,
-    noRm: r.noRm,
-    nik: r.nik,
-    nama: r.nama,
-    tempatLahir: r.tempatLahir,
-    tanggalLahir: r.tanggalLahir,
-    jenisKelamin: r.jenisKelamin,
-    golonganDarah: r.golonganDarah,
-    rhesus: r.rhesus,
-    agama: r.agama,
-    statusPerkawinan: r.statusPerkawinan,
-    pekerjaan: r.pekerjaan,
-    namaIbu: r.namaIbu,
-    alamat: r.alamat,
-    rt: r.rt,
-    rw: r.rw,
-    kelurahan: r.kelurahan,
-    kecamatan: r.kecamatan,
-    kotaKabupaten: r.kotaKabupaten,
-    provinsi: r.provinsi,
-    kodePos: r.kodePos,
-    telepon: r.telepon,
-    noBpjs: r.noBpjs,
-    status: r.status,
-    archivedAt: iso(r.archivedAt),
-    archiveReason: r.archiveReason,
-    version: r.version,
-    createdAt: iso(r.createdAt),
-    updatedAt: iso(r.updatedAt),
-  } satisfies Record<keyof Pasien, unknown> as Pasien;
-}
-
 /** Where each field sits in a row selected with SELECT_PASIEN and read as an array (COLUMNS order). */
 const AT = Object.fromEntries(Object.keys(COLUMNS).map((field, i) => [field, i])) as Record<keyof Pasien, number>;
 /** How many values SELECT_PASIEN selects: what a query adds after them starts at this position. */
 export const PASIEN_WIDTH = Object.keys(COLUMNS).length;
 
 /**
- * toPasien for a row read as an array (db.one with rowMode 'array') of SELECT_PASIEN's values first:
- * the same object, field for field and in the same order (rows.test.ts holds the two equal).
+ * A selected row read as an array (db.one with rowMode 'array'; SELECT_PASIEN's values first, then
+ * whatever the query adds, such as sort keys) as the API answers it: every field of COLUMNS, in its
+ * order, and nothing else. One object literal, so that every patient object has the same shape, which
+ * JSON.stringify serialises on its fast path; `satisfies` keeps the list equal to the API's fields.
  */
 export function toPasienFromArray(a: readonly unknown[]): Pasien {
   return {
@@ -104,6 +67,15 @@ export function toPasienFromArray(a: readonly unknown[]): Pasien {
     createdAt: iso(a[AT.createdAt]),
     updatedAt: iso(a[AT.updatedAt]),
   } satisfies Record<keyof Pasien, unknown> as Pasien;
+}
+
+const FIELDS = Object.keys(COLUMNS) as Array<keyof Pasien>;
+
+/** The same for a row read by name (SELECT_PASIEN's aliases are the API's field names). */
+export function toPasien(r: Row): Pasien {
+  const values = new Array<unknown>(FIELDS.length);
+  for (let i = 0; i < FIELDS.length; i++) values[i] = r[FIELDS[i]!];
+  return toPasienFromArray(values);
 }
 
 /** A stored version (records.pasien_versi.data: the row under its column names) as the API returns it. */
