@@ -80,7 +80,10 @@ const MAIN = 2;
  * answers of the queries pipelined behind them); this one ends with its Sync like a Query does, so it
  * is one, overriding how it is sent and how its answers are read.
  */
-const QueryBase = pg.Query as unknown as new (config: { text: string; name?: string; values: unknown[] }) => object;
+const QueryBase = pg.Query as unknown as new (config: object) => object;
+// What the base constructor is given: it copies its config property by property (descriptors and
+// all), and everything it would take from it is set by TenantStatement itself.
+const NO_CONFIG = Object.freeze({});
 
 /**
  * The transaction as a pg query: `text`, `name` and `values` are the statement's, so the pg
@@ -108,7 +111,7 @@ class TenantStatement extends QueryBase {
     types: CustomTypesConfig,
     callback: (err: Error | null, rows?: unknown[]) => void,
   ) {
-    super(statement);
+    super(NO_CONFIG);
     this.text = statement.text;
     this.name = statement.name;
     this.values = statement.values;
