@@ -4,12 +4,14 @@
 // carries one request's tenant into the next).
 //
 // The pool's clients run in pipeline mode: BEGIN, set_config, the statement and COMMIT are written
-// to the socket together and answered together, one network round trip for a read.
+// to the socket together and answered together, one network round trip for a read; once a connection
+// has prepared them, as one query with one Sync (pipeline.ts), as the bench's database ceiling sends them.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { QueryResultRow } from 'pg';
+import type { CustomTypesConfig, QueryResultRow } from 'pg';
 import { createPool } from '@simrs/platform/db';
 import type { Pool, PoolClient } from '@simrs/platform/db';
+import { BEGIN, COMMIT, SET_TENANT, preparedOn, sendTenantStatement } from './pipeline.ts';
 import { isUnavailable } from './unavailable.ts';
 
 const DATE_OID = 1082;
@@ -33,6 +35,17 @@ export function isoTimestamp(text: string): string {
   return `${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
 }
 
+// Birth dates stay 'YYYY-MM-DD' strings: a JS Date would shift them by the process time zone.
+// Timestamps come as UTC text, turned into the API's ISO strings without a Date (isoTimestamp).
+const APP_TYPES: CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === DATE_OID
+      ? (value: string) => value
+      : oid === TIMESTAMPTZ_OID
+        ? isoTimestamp
+        : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
 export function createAppPool(url: string, opts: { max: number; statementTimeoutMs: number }): Pool {
   return createPool(url, {
     max: opts.max,
@@ -40,25 +53,14 @@ export function createAppPool(url: string, opts: { max: number; statementTimeout
     statement_timeout: opts.statementTimeoutMs,
     idle_in_transaction_session_timeout: Math.max(opts.statementTimeoutMs * 2, 10_000),
     application_name: 'records',
-    // Timestamps come as UTC text, turned into the API's ISO strings without a Date (isoTimestamp).
     options: '-c TimeZone=UTC',
-    // Birth dates stay 'YYYY-MM-DD' strings: a JS Date would shift them by the process time zone.
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === DATE_OID
-          ? (value: string) => value
-          : oid === TIMESTAMPTZ_OID
-            ? isoTimestamp
-            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
+    types: APP_TYPES,
   });
 }
 
 export interface Querier {
   query<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<R[]>;
 }
-
-const SET_TENANT = { name: 'records_set_tenant', text: "select set_config('app.tenant_id', $1, true)" };
 
 /**
  * Statements whose text comes from a small, fixed set are prepared once per connection (named), so
@@ -138,14 +140,32 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
     tenantId,
     one<R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean; rowMode?: 'array' } = {}) {
       return withClient(async (client) => {
+        const config = statement(sql, params, opts.prepare ?? true, opts.rowMode);
+        // The usual case: everything is prepared on this connection, one Sync for the transaction.
+        if (preparedOn(client, config.name, sql)) {
+          try {
+            return (await sendTenantStatement(
+              client,
+              tenantId,
+              { name: config.name, text: sql, values: params, rowMode: opts.rowMode },
+              APP_TYPES,
+            )) as R[];
+          } catch (err) {
+            // Postgres skipped the rest of the transaction, COMMIT included: end it before the release.
+            if (!isUnavailable(err)) await client.query('rollback').catch(() => {});
+            throw err;
+          }
+        }
+        // The first time on this connection: as pg pipelines queries (a Sync each), which prepares
+        // BEGIN, the tenant, the statement and COMMIT for the next time.
         const [begin, set, main, commit] = inOneWrite(
           client,
           () =>
             [
-              client.query('begin'),
+              client.query(BEGIN),
               client.query({ ...SET_TENANT, values: [tenantId] }),
-              client.query<R>(statement(sql, params, opts.prepare ?? true, opts.rowMode)),
-              client.query('commit'),
+              client.query<R>(config),
+              client.query(COMMIT),
             ] as const,
         );
         // The statement's own error is the interesting one; COMMIT after a failure is a ROLLBACK.
