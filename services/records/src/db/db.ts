@@ -122,11 +122,11 @@ async function settle(pending: Promise<unknown>[]): Promise<void> {
 export function tenantDb(pool: Pool, tenantId: string): TenantDb {
   if (!tenantId) throw new Error('tenant id is required');
 
-  async function withClient<T>(use: (client: PoolClient) => Promise<T>): Promise<T> {
+  async function withClient<T>(use: (client: PoolClient, discard: (why: Error) => void) => Promise<T>): Promise<T> {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
-      return await use(client);
+      return await use(client, (why) => (broken = why));
     } catch (err) {
       if (isUnavailable(err)) broken = err as Error;
       throw err;
@@ -139,7 +139,7 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
   return {
     tenantId,
     one<R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean; rowMode?: 'array' } = {}) {
-      return withClient(async (client) => {
+      return withClient(async (client, discard) => {
         const config = statement(sql, params, opts.prepare ?? true, opts.rowMode);
         // The usual case: everything is prepared on this connection, one Sync for the transaction.
         if (preparedOn(client, config.name, sql)) {
@@ -152,7 +152,9 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
             )) as R[];
           } catch (err) {
             // Postgres skipped the rest of the transaction, COMMIT included: end it before the release.
-            if (!isUnavailable(err)) await client.query('rollback').catch(() => {});
+            // A connection whose ROLLBACK failed may still be inside the aborted transaction: it is not
+            // handed to the next request.
+            if (!isUnavailable(err)) await client.query('rollback').catch((rollbackErr: unknown) => discard(rollbackErr as Error));
             throw err;
           }
         }
