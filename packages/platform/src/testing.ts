@@ -221,13 +221,14 @@ export const JEMALLOC = 'libjemalloc.so.2';
  * 40 MB (their owners survive two scavenges with the requests in flight and wait in the old generation
  * for a full collection) and grew glibc's main heap to about 60 MB; after the load about 50 MB of it was
  * free but stayed resident, because glibc gives back only the top of its main heap (malloc_info: 60 MB
- * in the heap, 49 MB of it free, 35 s after the load). jemalloc's background thread returns dirty pages after dirty_decay_ms: the
- * gateway then idles at about 110 MB after the load instead of 150-160, with no more CPU per request
- * in runs taken in turns (README, Benchmarks). One second of decay instead of jemalloc's ten keeps the
- * peak where glibc had it (with ten, it held the pages of the last second's buffers and peaked 30-60
- * MB higher).
+ * in the heap, 49 MB of it free, 35 s after the load). jemalloc's background thread returns freed
+ * pages after its decay time (ten seconds): the gateway then idles at 107-111 MB after the load instead
+ * of 147-161 (README, Benchmarks). The decay stays jemalloc's own: one second (dirty_decay_ms:1000)
+ * kept the peak nearer glibc's but cost up to a fifth more CPU per request in runs taken in turns
+ * (freed pages returned, then faulted in again); with ten the gateway peaks 20-50 MB higher than on
+ * glibc, no CPU added.
  */
-const JEMALLOC_ENV: Readonly<Record<string, string>> = { LD_PRELOAD: JEMALLOC, MALLOC_CONF: 'background_thread:true,dirty_decay_ms:1000' };
+const JEMALLOC_ENV: Readonly<Record<string, string>> = { LD_PRELOAD: JEMALLOC, MALLOC_CONF: 'background_thread:true' };
 
 /** Every allocator setting the images run with (the Dockerfile installs libjemalloc2). */
 export const IMAGE_ENV: Readonly<Record<string, string>> = { ...GLIBC_ENV, ...JEMALLOC_ENV };
