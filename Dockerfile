@@ -83,12 +83,19 @@ RUN node scripts/build.ts
 
 # --- runtime base: no package managers, non-root, shared workspaces ---------------------------------
 FROM ${NODE_IMAGE} AS runtime
+# jemalloc (Debian's libjemalloc2) for the services: SERVICE_ENV in packages/platform/src/testing.ts says
+# why. The local base (scripts/lib/containers.ts) has it from debootstrap already; the official one gets it here.
+RUN if ! ls /usr/lib/*-linux-gnu/libjemalloc.so.2 >/dev/null 2>&1; then \
+      apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libjemalloc2 \
+      && rm -rf /var/lib/apt/lists/*; fi
 RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* \
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg \
  && groupadd --system --gid 10001 simrs \
  && useradd --system --uid 10001 --gid simrs --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin simrs
-# glibc allocator settings: SERVICE_ENV in packages/platform/src/testing.ts says why.
+# Allocator settings (jemalloc preloaded; glibc's for anything that runs without it): IMAGE_ENV in
+# packages/platform/src/testing.ts says why, and test/chart.test.ts keeps the two in step.
 ENV NODE_ENV=production HOME=/tmp TMPDIR=/tmp MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072
+ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true
 WORKDIR /app
 # Files stay owned by root: the app user can read them, never change them. Each service stage adds
 # its deps stage's /app (manifests and every node_modules folder npm made) and its own folder.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { repoRoot, startService, testServerUrl, waitForReady, freePort } from '@simrs/platform/testing';
+import { JEMALLOC, jemallocInstalled, repoRoot, startService, testServerUrl, waitForReady, freePort } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
 import { databaseUrl, dropDatabase, ensureDatabase } from '@simrs/platform/db';
 import { BUILT_WORKSPACES, build, compile, leftoverTsImports } from '../scripts/build.ts';
@@ -93,6 +93,13 @@ describe('npm run build', () => {
         service.lines.filter((l) => /ERR_UNKNOWN_FILE_EXTENSION|\.ts\b.*Error/.test(l)),
         [],
       );
+    });
+
+    // SERVICE_ENV preloads jemalloc where libjemalloc2 is installed (the images install it): the process
+    // must really allocate with it, or the memory it gives back after a load is glibc's again.
+    it('allocates with jemalloc where it is installed', { skip: !jemallocInstalled() && 'libjemalloc2 is not installed here' }, () => {
+      const maps = readFileSync(`/proc/${service.child.pid}/maps`, 'utf8');
+      assert.ok(maps.includes(`/${JEMALLOC}`), `${JEMALLOC} is not mapped into the service`);
     });
   });
 });

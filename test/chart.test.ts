@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv } from 'ajv';
-import { SERVICE_ENV, serviceArgs } from '@simrs/platform/testing';
+import { IMAGE_ENV, serviceArgs } from '@simrs/platform/testing';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IPodTemplateSpec } from 'kubernetes-models/v1/PodTemplateSpec';
@@ -761,7 +761,7 @@ test('the Dockerfile builds every service as a non-root target from production d
       `${component}: CMD`,
     );
   }
-  for (const [name, value] of Object.entries(SERVICE_ENV))
+  for (const [name, value] of Object.entries(IMAGE_ENV))
     assert.match(body('runtime'), new RegExp(`^ENV .*\\b${name}=${value}\\b`, 'm'), name);
   assert.match(dockerfile, /npm ci --omit=dev --omit=optional/);
   assert.doesNotMatch(dockerfile, /npm install/);

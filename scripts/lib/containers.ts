@@ -13,9 +13,12 @@ import { repoRoot } from '@simrs/platform/testing';
 export const SERVICES = ['gateway', 'identity', 'records', 'notifier'] as const;
 export type ImageService = (typeof SERVICES)[number];
 
-/** Made here when no registry answers: the runtime base (Node only) and the build base (Node and npm). */
-export const LOCAL_BASE = 'localhost/simrs-node-base:24';
-export const LOCAL_BUILD_BASE = 'localhost/simrs-node-build:24';
+/**
+ * Made here when no registry answers: the runtime base (Node and jemalloc) and the build base (Node and
+ * npm). The tag names jemalloc so that a base made before it was added is made again, not reused.
+ */
+export const LOCAL_BASE = 'localhost/simrs-node-base:24-jemalloc';
+export const LOCAL_BUILD_BASE = 'localhost/simrs-node-build:24-jemalloc';
 export const OFFICIAL_BASE = 'docker.io/library/node:24-bookworm-slim';
 export const imageRef = (service: ImageService) => `localhost/simrs-${service}:${process.env.IMAGE_TAG ?? 'local'}`;
 
@@ -191,9 +194,14 @@ async function buildLocalBase(node: { dir: string; version: string }, say: (line
   const log = createWriteStream(join(workDir, 'base.log'));
   try {
     say(
-      `no image registry answers: making ${LOCAL_BASE} and ${LOCAL_BUILD_BASE} (debootstrap --variant=minbase bookworm, Node ${node.version}); log in .data/containers/base.log`,
+      `no image registry answers: making ${LOCAL_BASE} and ${LOCAL_BUILD_BASE} (debootstrap --variant=minbase bookworm with libjemalloc2, Node ${node.version}); log in .data/containers/base.log`,
     );
-    await run('debootstrap', ['--variant=minbase', 'bookworm', root], { timeoutMs: 600_000, env: process.env, log });
+    // libjemalloc2: the services' allocator (the Dockerfile's runtime stage installs it on other bases).
+    await run('debootstrap', ['--variant=minbase', '--include=libjemalloc2', 'bookworm', root], {
+      timeoutMs: 600_000,
+      env: process.env,
+      log,
+    });
     // What a runtime image never needs: package lists, caches, documentation, translations.
     for (const dir of [
       'var/cache/apt',
