@@ -9,7 +9,7 @@ import { observePgPool, observeRedis } from '@simrs/platform/pool-metrics';
 import { untraced } from '@simrs/platform/spans';
 import { createRedis, pingRedis } from '@simrs/platform/redis';
 import { APIError } from 'better-auth/api';
-import { createAuth, JWT_OPTIONS, keySet } from './auth/index.ts';
+import { createAuth, JWT_OPTIONS, keySet, routerOnce } from './auth/index.ts';
 import { loadIdentityConfig } from './config.ts';
 import { migrateIdentity, seedDemoData } from './db/index.ts';
 import { createDirectory } from './directory/index.ts';
@@ -127,7 +127,7 @@ pool.on('error', trouble);
 pool.on('connect', (client) => client.on('error', trouble));
 redis.on('error', trouble);
 const recentTrouble = () => Date.now() - troubleAt < 10_000;
-const http = createHttpServer({ config, handler: withCorrectDiscovery(auth.handler), pages, checks, recentTrouble, log });
+const http = createHttpServer({ config, handler: withCorrectDiscovery(routerOnce(auth)), pages, checks, recentTrouble, log });
 http.listen(config.HTTP_PORT, config.HOST, () => log.info({ port: config.HTTP_PORT }, 'identity http listening'));
 
 // Connections are recycled now and then, so the gateway's calls spread over new replicas too.

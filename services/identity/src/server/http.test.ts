@@ -1,9 +1,17 @@
 // Which Better Auth routes the HTTP surface offers.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { documentedError, isOffered } from './http.ts';
+import { OWN_LIMITS } from '../auth/index.ts';
+import { documentedError, isOffered, OFFERED_PATHS } from './http.ts';
 
 describe('http surface', () => {
+  test("Better Auth's own rate limit leaves exactly the offered sign-in, e-mail code and magic-link paths (and /get-session) to SIMRS's limits", () => {
+    const own = [...OFFERED_PATHS].filter(
+      (p) => ['/sign-in/', '/email-otp/', '/magic-link/'].some((x) => p.startsWith(x)) || p === '/get-session',
+    );
+    assert.deepEqual(new Set(OWN_LIMITS), new Set(own));
+  });
+
   test('only the offered Better Auth routes pass', () => {
     for (const p of [
       '/sign-in/email-otp',

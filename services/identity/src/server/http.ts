@@ -78,6 +78,8 @@ const EXACT = new Set([
   // Answered by Better Auth as disabled (signin/plugin.ts), so that callers get a clear reason.
   ...PASSWORD_PATHS,
 ]);
+/** Every path under /api/auth that identity offers. */
+export const OFFERED_PATHS: ReadonlySet<string> = EXACT;
 export function isOffered(path: string): boolean {
   return EXACT.has(path);
 }
