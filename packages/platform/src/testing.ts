@@ -239,7 +239,7 @@ export function jemallocInstalled(dirs = ['/usr/lib/x86_64-linux-gnu', '/usr/lib
 }
 
 /** The allocator settings every service starts with: the images', less jemalloc where it is missing. */
-export const SERVICE_ENV: Readonly<Record<string, string>> = { ...(jemallocInstalled() ? IMAGE_ENV : GLIBC_ENV) };
+export const SERVICE_ENV: Readonly<Record<string, string>> = jemallocInstalled() ? IMAGE_ENV : GLIBC_ENV;
 
 /**
  * How node starts a service in its workspace folder: the TypeScript sources (tests, npm start), or
