@@ -104,4 +104,26 @@ describe('sessions after Redis lost its data', () => {
     assert.equal(await (await old.fetch('/api/auth/get-session')).json(), null);
     assert.ok(!(await listed(current)).some((s) => s.id === oldId));
   });
+
+  test('deactivation ends and counts the sessions Redis forgot; they stay ended after another loss and reactivation', async () => {
+    const email = 'bidan@rs-demo.test';
+    const admin = { email: 'admin@rs-demo.test' };
+    const since = f.smtp.messages.length;
+    await identity.inviteUser({ actor: admin, email, role: 'nurse', name: 'Bidan' });
+    await f.smtp.waitForMail(email, since); // the invitation, before any sign-in code
+    const { old, current } = await twoSessionsThenFlush(email);
+    const userId = (await validate(current)).principal!.userId;
+
+    const res = await identity.deactivateUser({ actor: admin, user: { email } });
+    assert.equal(res.sessionsEnded, 2);
+    await assert.rejects(validate(old), unauthenticated);
+    await assert.rejects(validate(current), unauthenticated);
+    await waitFor('the revocation message', async () => revocations.some((r) => r.userId === userId));
+
+    // The "revoked before" marker goes with the rest of Redis: the rows alone keep the sessions ended.
+    assert.equal(await f.redis.client.flushdb(), 'OK');
+    assert.equal((await identity.reactivateUser({ actor: admin, user: { userId } })).user?.active, true);
+    await assert.rejects(validate(old), unauthenticated);
+    await assert.rejects(validate(current), unauthenticated);
+  });
 });
