@@ -13,7 +13,7 @@ export interface SessionStore {
   adapter: Pick<DBAdapter, 'findMany'>;
 }
 
-/** Every unexpired session of `userId`, from Postgres. */
+/** Every unexpired session of `userId`, from Postgres, soonest to expire first (the order Redis's list had). */
 export function liveSessionRows(ctx: SessionStore, userId: string): Promise<Session[]> {
   return ctx.adapter.findMany<Session>({
     model: 'session',
@@ -21,6 +21,7 @@ export function liveSessionRows(ctx: SessionStore, userId: string): Promise<Sess
       { field: 'userId', value: userId },
       { field: 'expiresAt', value: new Date(), operator: 'gt' },
     ],
+    sortBy: { field: 'expiresAt', direction: 'asc' },
   });
 }
 
