@@ -21,6 +21,7 @@ import type { Mailer } from '../mail/index.ts';
 import { cachedKeySet, createOAuth, rowsPerRequestPlugin, SIGNING_KEY_CONFIGS } from '../oauth/index.ts';
 import type { OAuthClients, RegistrationTokens } from '../oauth/index.ts';
 import { passkeyPlugin } from '../passkeys/index.ts';
+import { sessionRowsPlugin } from '../sessions/index.ts';
 import type { IdentityStorage, Revocations } from '../sessions/index.ts';
 import { magicLinkPlugin, otpPlugin, simrsPlugin } from '../signin/index.ts';
 import type { Limits } from '../signin/index.ts';
@@ -103,7 +104,8 @@ export function authOptions(deps: AuthDeps) {
     session: {
       expiresIn: config.SESSION_TTL_SECONDS,
       updateAge: config.SESSION_UPDATE_AGE_SECONDS,
-      // The OAuth provider needs session rows; Redis stays the first place sessions are read from.
+      // Every session has a row: the OAuth provider needs them, and they are the source of truth (a
+      // session Redis forgot is still found, listed and ended: sessions/rows.ts). Redis is read first.
       storeSessionInDatabase: true,
       cookieCache: { enabled: false },
       additionalFields: { properties: { type: 'json', required: false, input: true } },
@@ -176,6 +178,8 @@ export function authOptions(deps: AuthDeps) {
       jwt(JWT_OPTIONS),
       oauthProvider(oauth.providerOptions),
       oauthDeviceAuthorization(oauth.deviceOptions),
+      // Before simrsPlugin: revoke-other-sessions has ended every session before its notice is mailed.
+      sessionRowsPlugin,
       simrsPlugin(deps),
       accountPlugin({ admin: deps.admin }),
       oauth.plugin,

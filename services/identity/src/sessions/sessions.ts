@@ -7,6 +7,8 @@ import type { Directory } from '../directory/index.ts';
 import { IdentityError } from '../directory/index.ts';
 import { safeEqual } from '../keys/index.ts';
 import type { Revocations } from './revocations.ts';
+import { liveSessionRows } from './rows.ts';
+import type { SessionStore } from './rows.ts';
 import type { IdentityStorage } from './storage.ts';
 
 export interface SessionPrincipal {
@@ -42,7 +44,7 @@ export function tokenFromCookieValue(value: string, secret: string): string | un
 }
 
 /** The part of Better Auth's context identity uses directly. */
-export type AuthInternals = Pick<AuthContext, 'internalAdapter'>;
+export type AuthInternals = Pick<AuthContext, 'internalAdapter'> & SessionStore;
 
 export interface SessionDeps {
   authContext: () => Promise<AuthInternals>;
@@ -81,7 +83,8 @@ export function createSessions(deps: SessionDeps) {
     /** Ends every session and OAuth grant of a user: storage first, then the gateway's cache. */
     async endUserSessions(userId: string): Promise<number> {
       const ctx = await deps.authContext();
-      const before = await ctx.internalAdapter.listSessions(userId, { onlyActiveSessions: true });
+      // Counted from Postgres: Redis may have forgotten some (rows.ts); deleteUserSessions ends them all.
+      const before = await liveSessionRows(ctx, userId);
       // Anything cached for this user from before now reads as absent, even if a concurrent write
       // puts a session back into Redis after the deletion below.
       await deps.storage.markUserSessionsRevoked(userId, Date.now() + 1, deps.sessionTtlSeconds);

@@ -1,11 +1,13 @@
 // HTTP endpoints for the account page, under /api/auth: the signed-in user's own sessions (without
-// their tokens, unlike Better Auth's list-sessions) and, for tenant administrators, their tenant's
+// their tokens, unlike Better Auth's list-sessions; read from Postgres, which has every session even
+// when Redis has lost some) and, for tenant administrators, their tenant's
 // users, initial access tokens for registering OAuth clients, and the tenant's OAuth clients. The same
 // operations as the gRPC admin API, with the session's user as the acting admin.
 import type { BetterAuthPlugin } from 'better-auth';
 import { APIError, createAuthEndpoint, sessionMiddleware } from 'better-auth/api';
 import { z } from 'zod';
 import type { DirectoryUser } from '../directory/index.ts';
+import { liveSessionRows } from '../sessions/index.ts';
 import { HTTP_STATUS, IdentityError } from '../directory/index.ts';
 import type { Admin } from './admin.ts';
 
@@ -39,19 +41,17 @@ export function accountPlugin(deps: { admin: () => Admin }) {
     endpoints: {
       accountSessions: createAuthEndpoint('/account/sessions', { method: 'GET', use: [sessionMiddleware] }, async (ctx) => {
         const { session } = ctx.context.session;
-        const sessions = await ctx.context.internalAdapter.listSessions(session.userId, { onlyActiveSessions: true });
+        const sessions = await liveSessionRows(ctx.context, session.userId);
         return ctx.json(
-          sessions
-            .filter((s) => new Date(s.expiresAt).getTime() > Date.now())
-            .map((s) => ({
-              id: s.id,
-              createdAt: s.createdAt,
-              updatedAt: s.updatedAt,
-              expiresAt: s.expiresAt,
-              ipAddress: s.ipAddress ?? null,
-              userAgent: s.userAgent ?? null,
-              current: s.id === session.id,
-            })),
+          sessions.map((s) => ({
+            id: s.id,
+            createdAt: s.createdAt,
+            updatedAt: s.updatedAt,
+            expiresAt: s.expiresAt,
+            ipAddress: s.ipAddress ?? null,
+            userAgent: s.userAgent ?? null,
+            current: s.id === session.id,
+          })),
         );
       }),
       accountRevokeSession: createAuthEndpoint(
@@ -61,7 +61,7 @@ export function accountPlugin(deps: { admin: () => Admin }) {
           const { session } = ctx.context.session;
           if (ctx.body.id === session.id)
             throw new APIError('BAD_REQUEST', { code: 'CURRENT_SESSION', message: 'Use sign-out to end the current session.' });
-          const sessions = await ctx.context.internalAdapter.listSessions(session.userId);
+          const sessions = await liveSessionRows(ctx.context, session.userId);
           const target = sessions.find((s) => s.id === ctx.body.id);
           if (!target) throw new APIError('NOT_FOUND', { code: 'NOT_FOUND', message: 'No such session.' });
           await ctx.context.internalAdapter.deleteSession(target.token);
