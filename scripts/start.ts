@@ -94,15 +94,22 @@ const lock = taken;
 const cleanups: Array<() => Promise<unknown>> = [];
 const children = new Set<ChildProcess>();
 let stopping = false;
-async function stopAll(code: number): Promise<never> {
-  if (!stopping) {
+let stopped: Promise<never> | undefined;
+/**
+ * Stops everything once; later calls wait for that stop. A signal to npm start's process group (Ctrl-C)
+ * arrives here twice, from the terminal and forwarded by npm, and the second must not exit before the
+ * services, which run in process groups of their own and get no signal but ours, are stopped.
+ */
+function stopAll(code: number): Promise<never> {
+  stopped ??= (async () => {
     stopping = true;
     if (code === 0) say('stopping…');
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
     lock.release();
-  }
-  process.exit(code);
+    process.exit(code);
+  })();
+  return stopped;
 }
 /** The one line that says why npm start gives up. */
 async function fail(cause: string): Promise<never> {
