@@ -136,7 +136,8 @@ async function startMailCatcher(): Promise<{ smtpUrl: string; webUrl: string }> 
       MAILCATCHER_HTTP_PORT: String(portOf('MAILCATCHER_HTTP_PORT')),
       MAILCATCHER_DIR: process.env.MAILCATCHER_DIR ?? join(dataDir, 'mail'),
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // The channel tells the mail catcher when npm start is gone, however it died.
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   children.add(child);
   cleanups.push(async () => {
@@ -145,8 +146,8 @@ async function startMailCatcher(): Promise<{ smtpUrl: string; webUrl: string }> 
   return new Promise((ok, no) => {
     const timer = setTimeout(() => no(new Error('the mail catcher did not start within 10 s')), 10_000);
     child.once('exit', (code) => no(new Error(`the mail catcher exited (${code}) while starting`)));
-    eachLine(child.stderr, (line) => print('mail', line, 'stderr'));
-    eachLine(child.stdout, (line) => {
+    eachLine(child.stderr!, (line) => print('mail', line, 'stderr'));
+    eachLine(child.stdout!, (line) => {
       const ready = /mailcatcher smtp=(\d+) http=(\d+)/.exec(line);
       if (!ready) return print('mail', line, 'stdout');
       clearTimeout(timer);
