@@ -117,6 +117,12 @@ async function fail(cause: string): Promise<never> {
   return stopAll(1);
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stopAll(0));
+// npm stays our parent (its `exec` replaces only the shell) and is what the operator knows as npm start;
+// when it dies without a signal to us (SIGKILL), nothing else tells us, and the stack would run on.
+if (process.env.npm_lifecycle_event) {
+  const npm = process.ppid;
+  setInterval(() => process.ppid !== npm && void stopAll(0), 500).unref();
+}
 
 /** Secrets persist across restarts so that sessions survive a second `npm start`. */
 function localSecrets(): { auth: string; principal: string } {
