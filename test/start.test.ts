@@ -2,88 +2,43 @@
 // within 5 s (a port in use, also one held only on ::1; Postgres or Redis unreachable; a service that
 // exits while starting; a second npm start on the same data). A whole run streams every service's
 // lines, passes settings through, and stops every process it started when `npm start` alone gets
-// SIGTERM. Plus the pieces: which settings reach which service, the log printer, the lock.
+// SIGTERM; so does a signal to its whole process group (Ctrl-C) and the death of npm start by SIGKILL,
+// after which the next npm start comes up. Plus the pieces: which settings reach which service, the log
+// printer, the lock.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import type { Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { after, describe, test } from 'node:test';
-import { databaseUrl, dropDatabase } from '@simrs/platform/db';
-import { freePort, repoRoot, testRedisUrl, testServerUrl } from '@simrs/platform/testing';
+import { after, before, describe, test } from 'node:test';
+import { freePort, repoRoot } from '@simrs/platform/testing';
 import { logPrinter } from '../scripts/lib/logs.ts';
 import { takeLock } from '../scripts/lib/preflight.ts';
 import { configKeys, LOCAL_PORTS, SERVICE_NAMES, settingsFromEnv, STACK_PORTS } from '../scripts/lib/settings.ts';
 import type { StackPort } from '../scripts/lib/settings.ts';
 import { stackEnv } from '../scripts/lib/stack.ts';
+import {
+  alive,
+  cleanUp,
+  cmdline,
+  descendants,
+  killGroup,
+  killLeft,
+  launch,
+  leftOf,
+  startEnv,
+  tempDir,
+  untilRunning,
+} from './support/start-run.ts';
+import type { Launched, Tree } from './support/start-run.ts';
 
 const LIMIT_MS = 5_000;
-const dataDirs: string[] = [];
-const prefixes: string[] = [];
 
-after(async () => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-  await Promise.allSettled(
-    prefixes.flatMap((p) => ['identity', 'records', 'notifier'].map((db) => dropDatabase(databaseUrl(testServerUrl, `${p}${db}`)))),
-  );
-});
-
-/** An environment for npm start: free ports, its own data directory and database names, the test servers. */
-async function startEnv(extra: Record<string, string> = {}): Promise<Record<string, string>> {
-  const dir = mkdtempSync(join(tmpdir(), 'simrs-start-'));
-  dataDirs.push(dir);
-  const prefix = `t_start_${randomBytes(3).toString('hex')}_`;
-  prefixes.push(prefix);
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '/tmp',
-    DATABASE_URL: testServerUrl,
-    REDIS_URL: testRedisUrl,
-    SIMRS_DATA_DIR: dir,
-    DATABASE_PREFIX: prefix,
-  };
-  for (const p of [...Object.values(STACK_PORTS), LOCAL_PORTS.mailSmtp, LOCAL_PORTS.mailHttp]) env[p.variable] = String(await freePort());
-  return { ...env, ...extra };
-}
-
-interface Launched {
-  child: ChildProcess;
-  stdout: string[];
-  stderr: () => string;
-  exited: Promise<{ code: number | null; ms: number }>;
-}
-
-/** `node scripts/start.ts` (what `npm start` execs), or `npm start` itself. */
-function launch(env: Record<string, string>, via: 'node' | 'npm' = 'node'): Launched {
-  const npmCli = process.env.npm_execpath;
-  const [cmd, args] =
-    via === 'node'
-      ? [process.execPath, ['scripts/start.ts']]
-      : npmCli && /npm-cli\.js$/.test(npmCli)
-        ? [process.execPath, [npmCli, 'start']]
-        : ['npm', ['start']];
-  const started = performance.now();
-  const child = spawn(cmd, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const stdout: string[] = [];
-  let stderr = '';
-  let partial = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    const lines = (partial + chunk).split('\n');
-    partial = lines.pop()!;
-    stdout.push(...lines);
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; ms: number }>((resolve) =>
-    child.once('exit', (code) => resolve({ code, ms: performance.now() - started })),
-  );
-  return { child, stdout, stderr: () => stderr, exited };
-}
+after(cleanUp);
 
 /** Runs npm start until it exits (killing it after 20 s), asserting one line on stderr and exit 1 within 5 s. */
 async function failsWith(env: Record<string, string>, pattern: RegExp): Promise<string> {
@@ -158,49 +113,6 @@ describe('npm start fails fast, in one line', () => {
   });
 });
 
-/** Every process below `pid` (from /proc): pid, state, command line. */
-function descendants(pid: number): Array<{ pid: number; cmd: string }> {
-  const parentOf = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const found = new Set<number>([pid]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const [child, parent] of parentOf)
-      if (found.has(parent) && !found.has(child)) {
-        found.add(child);
-        grew = true;
-      }
-  }
-  found.delete(pid);
-  return [...found].map((p) => ({ pid: p, cmd: cmdline(p) }));
-}
-
-function cmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-  } catch {
-    return '';
-  }
-}
-
-/** Alive and not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
 describe('a whole npm start', () => {
   test('streams every service’s lines, passes settings through, refuses a second start, and stops everything on SIGTERM to npm start', async () => {
     const email = `nobody-${randomBytes(4).toString('hex')}@example.test`;
@@ -208,13 +120,7 @@ describe('a whole npm start', () => {
     const run = launch(env, 'npm');
     const killer = setTimeout(() => run.child.kill('SIGKILL'), 150_000);
     try {
-      const ready = await Promise.race([
-        (async () => {
-          while (!run.stdout.some((l) => l.includes('"msg":"SIMRS is running"'))) await new Promise((r) => setTimeout(r, 100));
-          return true;
-        })(),
-        run.exited.then(() => false),
-      ]);
+      const ready = await untilRunning(run);
       assert.ok(ready, `npm start exited: ${run.stderr()}\n${run.stdout.slice(-20).join('\n')}`);
 
       // Every line is JSON with the service's name (not a terminal), and each service spoke before the banner.
@@ -271,6 +177,71 @@ describe('a whole npm start', () => {
       if (run.child.exitCode === null) run.child.kill('SIGKILL');
     }
   });
+});
+
+/** Resolves true when nothing accepts connections on 127.0.0.1:`port`. */
+const refuses = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(false)));
+    socket.once('error', () => resolve(true));
+  });
+
+describe('npm start stops everything however it ends', () => {
+  // One environment for all: each start after the first also shows that the one before left its
+  // ports and lock free (a second `npm start` comes up). Without REDIS_URL npm start runs a
+  // redis-server of its own, which must go too (the embedded Postgres is stopped the same way).
+  let env: Record<string, string>;
+  before(async () => {
+    const { REDIS_URL: _, ...rest } = await startEnv();
+    env = { ...rest, LOCAL_REDIS_PORT: String(await freePort()) };
+  });
+  const startScript = (tree: Tree) => tree.find((p) => /scripts\/start\.ts/.test(p.cmd))!.pid;
+  const stops: Array<[string, (run: Launched, tree: Tree) => void]> = [
+    ['SIGINT to its process group (Ctrl-C on a terminal)', (run) => process.kill(-run.child.pid!, 'SIGINT')],
+    ['SIGTERM to its process group (timeout, a supervisor, kill -- -PGID)', (run) => process.kill(-run.child.pid!, 'SIGTERM')],
+    [
+      'SIGKILL of the node process running scripts/start.ts (no cleanup of its own runs)',
+      (_, tree) => process.kill(startScript(tree), 'SIGKILL'),
+    ],
+    ['SIGKILL of the npm process (scripts/start.ts, its child, outlives it)', (run) => run.child.kill('SIGKILL')],
+  ];
+  for (const [how, stop] of stops)
+    test(`${how}: nothing it started runs 5 s later`, async () => {
+      const run = launch(env, 'npm', { detached: true });
+      const killer = setTimeout(() => killGroup(run), 150_000);
+      let tree: Tree = [];
+      try {
+        assert.ok(await untilRunning(run), `npm start exited: ${run.stderr()}\n${run.stdout.slice(-20).join('\n')}`);
+        tree = descendants(run.child.pid!);
+        assert.equal(tree.filter((p) => /src\/main\.ts/.test(p.cmd)).length, 4, tree.map((p) => p.cmd).join('\n'));
+        for (const program of [/scripts\/mailcatcher\.ts/, /^redis-server /])
+          assert.ok(
+            tree.some((p) => program.test(p.cmd)),
+            `${program.source} runs below npm start`,
+          );
+        const since = performance.now();
+        stop(run, tree);
+        while (leftOf(tree).length && performance.now() - since < LIMIT_MS) await new Promise((r) => setTimeout(r, 100));
+        assert.deepEqual(
+          leftOf(tree).map((p) => p.cmd),
+          [],
+          `still running ${Math.round(performance.now() - since)} ms later`,
+        );
+        const ports = [...Object.values(STACK_PORTS), LOCAL_PORTS.mailSmtp, LOCAL_PORTS.mailHttp, LOCAL_PORTS.redis].map((p) =>
+          Number(env[p.variable]),
+        );
+        assert.deepEqual(
+          (await Promise.all(ports.map(refuses))).map((free, i) => (free ? 0 : ports[i])).filter(Boolean),
+          [],
+          'ports still open',
+        );
+      } finally {
+        clearTimeout(killer);
+        killGroup(run);
+        killLeft(tree);
+      }
+    });
 });
 
 describe('the pieces', () => {
@@ -372,8 +343,7 @@ describe('the pieces', () => {
   });
 
   test('the lock: held while its npm start lives; taken over from a pid that is gone or is another program', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'simrs-lock-'));
-    dataDirs.push(dir);
+    const dir = tempDir('lock');
     const file = join(dir, 'start.lock');
     const me = { pid: process.pid, publicUrl: 'http://localhost:1', startedAt: 'now' };
     // A process whose command line names scripts/start.ts stands in for a running npm start.

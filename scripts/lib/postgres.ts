@@ -1,6 +1,6 @@
 // Embedded PostgreSQL for `npm start` when DATABASE_URL is not set: real binaries from npm, data under
 // .data/postgres, kept across restarts.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM'] as const;
@@ -38,4 +38,13 @@ export async function startEmbeddedPostgres(
   await pg.start();
   cleanups.push(() => pg.stop());
   return `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+}
+
+/** The pid of the postmaster running on `dir` (the first line of its postmaster.pid), if one runs. */
+export function postmasterPid(dir: string): number | undefined {
+  try {
+    return Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]) || undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -8,6 +8,8 @@ import { freePort, waitFor } from '@simrs/platform/testing';
 export interface RedisServer {
   url: string;
   port: number;
+  /** The running redis-server's pid. */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
   /** Starts it again on the same port (after stop), keeping what it persisted. */
   start(): Promise<void>;
@@ -47,5 +49,13 @@ export async function startRedisServer(options: { port?: number; dir?: string } 
     await exited;
   };
   await start();
-  return { url, port, stop, start };
+  return {
+    url,
+    port,
+    stop,
+    start,
+    get pid() {
+      return child?.pid;
+    },
+  };
 }

@@ -156,21 +156,22 @@ export function stackEnv(options: StackOptions, wiring: StackWiring): Record<Ser
 /**
  * Like startService, but every line goes to `output` as it comes and only the last 50 are kept. The
  * process gets its own process group, so a terminal's Ctrl-C reaches npm start alone, which stops the
- * services in order.
+ * services in order. An IPC channel to npm start stops the service when npm start dies without doing so
+ * (SIGKILL): the service's lifecycle drains and exits when the channel closes.
  */
 function streamService(name: ServiceName, env: Record<string, string>, output: LineSink, compiled?: boolean): ServiceProcess {
   const child = spawn(process.execPath, serviceArgs(compiled), {
     cwd: resolve(repoRoot, SERVICE_DIRS[name]),
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...SERVICE_ENV, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     detached: true,
   });
   const last = new LastLines(50);
-  eachLine(child.stdout, (line) => {
+  eachLine(child.stdout!, (line) => {
     last.push(line);
     output(name, line, 'stdout');
   });
-  eachLine(child.stderr, (line) => {
+  eachLine(child.stderr!, (line) => {
     last.push(line);
     output(name, line, 'stderr');
   });
