@@ -138,8 +138,8 @@ test('no other document keeps a settings table: they link to docs/settings.md', 
 
 // ---- permissions and commands ----------------------------------------------------------------------
 
-test("the README's permission table is the records permission data", () => {
-  const section = readme.split('<!-- permissions:start -->')[1]!.split('<!-- permissions:end -->')[0]!.trim();
+test("docs/access.md's permission table is the records permission data", () => {
+  const section = read('docs/access.md').split('<!-- permissions:start -->')[1]!.split('<!-- permissions:end -->')[0]!.trim();
   assert.equal(section, permissionTable().trim());
 });
 
