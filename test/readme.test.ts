@@ -3,8 +3,8 @@
 // permission table is the records permission data, the README's two commands are the ones CI runs, and
 // every relative link between the documents reaches a file (and a heading, when it names one).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
 import { test } from 'node:test';
 import { z } from '@simrs/platform/config';
 import { repoRoot } from '@simrs/platform/testing';
@@ -13,7 +13,7 @@ import { permissionTable } from '../services/records/src/access/permissions.ts';
 import { schema as identitySchema } from '../services/identity/src/config.ts';
 import { schema as notifierSchema } from '../services/notifier/src/config.ts';
 import { configSchema as recordsSchema } from '../services/records/src/config.ts';
-import { isSettingsTable, markdownFiles, readDoc, tablesOf } from './support/markdown.ts';
+import { anchorsOf, isSettingsTable, linksOf, markdownFiles, readDoc, tablesOf } from './support/markdown.ts';
 
 // The gateway's config.ts parses the environment when it is imported: give it the two values it needs.
 process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
@@ -149,4 +149,44 @@ test('the two README commands are the ones CI runs', () => {
   const ci = read('.ci/run');
   assert.match(ci, /^npm ci\b/m);
   assert.match(ci, /^(counted )?npm test$/m, "CI runs the README's test command (its summary counted)");
+});
+
+// ---- links and references ----------------------------------------------------------------------------
+
+test('every relative link in every document reaches a file, and the heading it names', () => {
+  const broken: string[] = [];
+  for (const file of markdownFiles()) {
+    for (const { target, line } of linksOf(readDoc(file))) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) continue; // http:, mailto:, ...
+      const [path, anchor] = target.split('#') as [string, string | undefined];
+      const resolved = path === '' ? file : normalize(join(dirname(file), decodeURIComponent(path)));
+      const where = `${file}:${line} → ${target}`;
+      if (resolved.startsWith('..') || !existsSync(join(repoRoot, resolved))) {
+        broken.push(`${where}: no such file`);
+        continue;
+      }
+      if (anchor && resolved.endsWith('.md') && !anchorsOf(readDoc(resolved)).has(decodeURIComponent(anchor)))
+        broken.push(`${where}: no such heading in ${resolved}`);
+    }
+  }
+  assert.deepEqual(broken, []);
+});
+
+test('the documents cite no issue numbers and no documents outside the repository', () => {
+  const found: string[] = [];
+  for (const file of markdownFiles()) {
+    readDoc(file)
+      .split('\n')
+      .forEach((text, i) => {
+        for (const [pattern, what] of [
+          [/\bissues? #?\d/i, 'an issue number'],
+          [/(^|[\s(])#\d+\b/, 'an issue or pull request number'],
+          [/\bDESIGN\.md\b/, 'DESIGN.md, which is not in the repository'],
+          [/\bshared\//, 'shared/, which is not in the repository'],
+          [/github\.com\/[^/\s]+\/[^/\s]+\/(issues|pull)\//, 'an issue tracker'],
+        ] as const)
+          if (pattern.test(text)) found.push(`${file}:${i + 1}: ${what}: ${text.trim().slice(0, 100)}`);
+      });
+  }
+  assert.deepEqual(found, []);
 });
