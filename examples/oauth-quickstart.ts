@@ -1,4 +1,4 @@
-// The README's OAuth quickstart as one runnable walk-through, with nothing but HTTP (fetch) so that each
+// The OAuth quickstart of docs/oauth.md as one runnable walk-through, with nothing but HTTP (fetch) so that each
 // step maps onto any language's OAuth library: discovery, registration with an initial access token,
 // the authorization code flow with PKCE S256 (you sign in and consent in a browser; the answer comes
 // back to a loopback redirect URI), the API call, refresh-token rotation, the device grant (RFC 8628),

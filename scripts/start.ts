@@ -4,8 +4,8 @@
 // the four services, waits until they are ready and prints where everything is.
 //
 // Every line the services print is shown as it comes, prefixed with the service's name: readable on a
-// terminal, JSON lines otherwise. Every setting a service reads (its src/config.ts; the README's
-// tables), OTEL_* and NODE_ENV pass from this environment to it, except what the stack decides:
+// terminal, JSON lines otherwise. Every setting a service reads (its src/config.ts; the tables of
+// docs/settings.md), OTEL_* and NODE_ENV pass from this environment to it, except what the stack decides:
 // ports, upstream addresses and each service's database. The ports are settings of their own:
 //   GATEWAY_PORT 8080, OPS_PORT 8081, IDENTITY_HTTP_PORT 4001, IDENTITY_GRPC_PORT 50051,
 //   RECORDS_HTTP_PORT 4002, NOTIFIER_HTTP_PORT 4003, NOTIFIER_GRPC_PORT 50052,

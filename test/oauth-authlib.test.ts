@@ -215,7 +215,7 @@ describe('Authlib (Python) through the gateway', () => {
 
   // Authlib 1.2 derives at_hash's hash from the alg name ("RS256" -> sha256); for "EdDSA" it finds no hash
   // and fails the check, though the signature and every other claim are right. Hence RS256 by default,
-  // and the README's advice that clients using Authlib keep it.
+  // and the advice of docs/oauth.md that clients using Authlib keep it.
   test('an EdDSA client: Authlib verifies the signature but refuses the ID token on at_hash', async (t) => {
     const client = await register({ client_name: 'Authlib EdDSA', id_token_signed_response_alg: 'EdDSA' });
     assert.equal(client.id_token_signed_response_alg, 'EdDSA');

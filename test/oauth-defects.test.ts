@@ -1,5 +1,5 @@
 // Issue 13's numbered defects, each proved through the gateway with real processes (openid-client as the
-// client). Every test here failed on the code before the fix; see the README's conformance table.
+// client). Every test here failed on the code before the fix; see the conformance table of docs/oauth.md.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';

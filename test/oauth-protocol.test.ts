@@ -1,6 +1,6 @@
 // Issue 13's defects 5 to 7 through the gateway with real processes: discovery says what the provider
 // does (and only that), errors have the shapes the RFCs give, and RP-initiated logout. Each test failed
-// on the code before the fix; see the README's conformance table.
+// on the code before the fix; see the conformance table of docs/oauth.md.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as client from 'openid-client';

@@ -1,8 +1,8 @@
 // What `npm start` passes to each service: every variable the service's own settings schema reads
 // (the keys of its src/config.ts, read from the source: the gateway's parses the environment when
 // imported) and the standard OTEL_* variables, taken from npm start's environment. The stack then
-// sets what only it can know (ports, upstream addresses, per-service databases); the README tables
-// list the same variables (a test keeps them in step).
+// sets what only it can know (ports, upstream addresses, per-service databases); the tables of
+// docs/settings.md list the same variables (a test keeps them in step).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '@simrs/platform/testing';

@@ -1,4 +1,4 @@
-// Debian's Chromium driven by playwright-core (no browser download), as DESIGN.md describes, with a
+// Debian's Chromium driven by playwright-core (no browser download), with a
 // WebAuthn virtual authenticator over CDP for passkey tests.
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';

@@ -1,4 +1,4 @@
-// The two documented error shapes (README "Errors", docs/api.md): the seed's envelope everywhere, and
+// The two documented error shapes (docs/api.md, "Errors"): the API's envelope everywhere, and
 // RFC 6749's {error, error_description} on the OAuth endpoints (and identity's HTML pages, which refuse
 // in a page). Tests assert every answer is one of them.
 import assert from 'node:assert/strict';

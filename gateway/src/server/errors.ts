@@ -31,7 +31,7 @@ export function sendError(res: Response, code: ErrorCode, message: string, heade
       .send(JSON.stringify(fhirOutcome(code, message)));
     return;
   }
-  // The OAuth endpoints answer in RFC 6749's shape, everything else in the envelope (README "Errors").
+  // The OAuth endpoints answer in RFC 6749's shape, everything else in the envelope (docs/api.md, "Errors").
   res.status(HTTP_STATUS[code]).json(isOAuthPath(path) ? oauthError(code, message) : envelope(code, message, envelopePath(res.req)));
 }
 

@@ -1,4 +1,4 @@
-// identity's settings, parsed once at start (README.md has the table). A bad value stops the process
+// identity's settings, parsed once at start (docs/settings.md has the table). A bad value stops the process
 // with one line naming the variable; secrets are never echoed.
 import { csv, flag, hostPort, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
 import { defaultAudience } from '@simrs/contracts/oauth';

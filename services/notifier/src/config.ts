@@ -1,4 +1,4 @@
-// The notifier's settings, parsed once at start (see README.md for the table). A bad value stops the
+// The notifier's settings, parsed once at start (docs/settings.md has the table). A bad value stops the
 // process with one line naming the variable, and never echoes the value (SMTP_URL holds a password).
 import { flag, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
 import { TLS_MODES, parseAddress } from './mail/index.ts';

@@ -111,7 +111,7 @@ const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-
 
 /**
  * The one error writer of identity's HTTP surface: the envelope, or RFC 6749's shape on the OAuth
- * endpoints (README "Errors").
+ * endpoints (docs/api.md, "Errors").
  */
 function sendError(res: ServerResponse, code: ErrorCode, message: string, path: string, headers: Record<string, string> = {}): void {
   res.writeHead(HTTP_STATUS[code], { ...JSON_HEADERS, ...headers });

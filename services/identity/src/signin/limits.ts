@@ -46,7 +46,7 @@ export type LimitSettings = Pick<
   | 'DEVICE_VERIFY_LIMIT_PER_USER_PER_HOUR'
 >;
 
-/** The figures the README states, computed from the settings. */
+/** The figures docs/access.md states (sign-in limits), computed from the settings. */
 export function guessBound(settings: LimitSettings): { perHour: number; perDay: number } {
   return {
     perHour: OTP_ATTEMPTS * settings.OTP_SENDS_PER_ADDRESS_PER_HOUR,
