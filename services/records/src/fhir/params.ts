@@ -188,7 +188,8 @@ export function parseSearch(query: URLSearchParams, opts: { tenantId: string; st
     if (CONTROL.has(key)) {
       if (key === '_count') {
         if (!/^\d{1,6}$/.test(raw)) throw badRequest('_count must be a whole number', ['_count']);
-        count = Math.min(MAX_COUNT, Math.max(1, Number(raw)));
+        // 0 asks for the total alone (search.ts): never more entries than asked for.
+        count = Math.min(MAX_COUNT, Number(raw));
       } else if (key === '_sort') {
         const chosen = SORTS.get(raw);
         if (!chosen) throw notSupported(`_sort ${raw} is not supported: use one of ${[...SORTS.keys()].join(', ')}`, 400, ['_sort']);
