@@ -4,6 +4,7 @@
 // seed's envelope there too, written by http-error.ts.
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { OpenAPIObject } from 'trpc-to-openapi';
+import { sessionCookieName } from '@simrs/contracts/cookie';
 import { appRouter } from './router.ts';
 
 const ENVELOPE_SCHEMA = {
@@ -35,7 +36,11 @@ const ENVELOPE_SCHEMA = {
   },
 };
 
-export function openApiDocument(prefix: string): OpenAPIObject {
+/**
+ * `publicUrl` is the site's (PUBLIC_URL): over https the session cookie carries the `__Secure-` prefix.
+ * Without it the document names the cookie of a site served over http, and says so.
+ */
+export function openApiDocument(prefix: string, publicUrl = 'http://localhost'): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
     title: 'SIMRS records API',
     version: '1.0.0',
@@ -52,8 +57,8 @@ export function openApiDocument(prefix: string): OpenAPIObject {
       session: {
         type: 'apiKey',
         in: 'cookie',
-        name: 'session_token',
-        description: 'Session cookie from passwordless sign-in; counts only from allow-listed origins',
+        name: sessionCookieName(publicUrl),
+        description: `Session cookie from passwordless sign-in; counts only from allow-listed origins. Its name is ${sessionCookieName('http:')} on a site served over http and ${sessionCookieName('https:')} over https (the __Secure- prefix).`,
       },
     },
   });

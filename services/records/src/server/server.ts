@@ -49,7 +49,7 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
   const cursors = makeCursors(config.PRINCIPAL_SECRET);
   const verify = principalVerifier(config.PRINCIPAL_SECRET);
   const prefix = config.INTEGRATION_PREFIX;
-  const doc = openApiDocument(prefix);
+  const doc = openApiDocument(prefix, config.PUBLIC_URL);
   const docJson = JSON.stringify(doc);
   const docsHtml = docsPage(doc, prefix);
 
