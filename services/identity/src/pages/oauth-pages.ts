@@ -52,9 +52,11 @@ function forwarded(req: IncomingMessage): Headers {
 }
 
 function scopeList(scopes: string[], t: PageText, locale: PageLocale): string {
+  // The scopes come from the request: `constructor` is not a scope the catalogue describes.
+  const known = (s: string) => (Object.hasOwn(t.scopes, s) ? t.scopes[s] : undefined);
   const items = scopes
     .filter(Boolean)
-    .map((s) => `<li data-scope="${escape(s)}">${escape(t.scopes[s] ?? describeSmartScope(s, locale) ?? s)} <code>${escape(s)}</code></li>`)
+    .map((s) => `<li data-scope="${escape(s)}">${escape(known(s) ?? describeSmartScope(s, locale) ?? s)} <code>${escape(s)}</code></li>`)
     .join('\n');
   return `<ul id="scope-list">\n${items}\n</ul>`;
 }

@@ -90,10 +90,10 @@ export function isOffered(path: string): boolean {
  * under /api/auth. The bare root documents are not served: their issuer would not match where they
  * were fetched (RFC 8414 §3.3). The same rule for the API's resource metadata (RFC 9728 §3.1).
  */
-const ROOT_METADATA: Record<string, string> = {
-  [`/.well-known/oauth-authorization-server${AUTH_BASE_PATH}`]: '/.well-known/oauth-authorization-server',
-  [`/.well-known/openid-configuration${AUTH_BASE_PATH}`]: '/.well-known/openid-configuration',
-};
+const ROOT_METADATA = new Map([
+  [`/.well-known/oauth-authorization-server${AUTH_BASE_PATH}`, '/.well-known/oauth-authorization-server'],
+  [`/.well-known/openid-configuration${AUTH_BASE_PATH}`, '/.well-known/openid-configuration'],
+]);
 const PROTECTED_RESOURCE_METADATA = ['/.well-known/oauth-protected-resource/api'];
 
 const HOP_BY_HOP = new Set([
@@ -274,7 +274,7 @@ export function createHttpServer(deps: HttpDeps): Server {
       const work = async () => {
         if (health(req, res)) return;
         if (path.startsWith(`${AUTH_BASE_PATH}/`)) return toBetterAuth(req, res, path.slice(AUTH_BASE_PATH.length));
-        const metadata = ROOT_METADATA[path];
+        const metadata = ROOT_METADATA.get(path);
         if (metadata) return toBetterAuth(req, res, metadata, `${AUTH_BASE_PATH}${metadata}`);
         if (PROTECTED_RESOURCE_METADATA.includes(path)) return protectedResource(res);
         if (path === '/auth' || path.startsWith('/auth/')) {

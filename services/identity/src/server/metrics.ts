@@ -25,21 +25,23 @@ const deviceCodes = m.createCounter('identity.device_codes.issued', {
   description: 'Device codes issued (RFC 8628 device authorization requests).',
 });
 
-const SIGN_IN: Record<string, 'otp' | 'magic_link' | 'passkey'> = {
-  '/sign-in/email-otp': 'otp',
-  '/magic-link/verify': 'magic_link',
-  '/passkey/verify-authentication': 'passkey',
-};
-const SEND: Record<string, 'otp' | 'magic_link'> = {
-  '/email-otp/send-verification-otp': 'otp',
-  '/sign-in/magic-link': 'magic_link',
-};
-const GRANTS: Record<string, string> = {
-  authorization_code: 'authorization_code',
-  refresh_token: 'refresh_token',
-  client_credentials: 'client_credentials',
-  'urn:ietf:params:oauth:grant-type:device_code': 'device_code',
-};
+// Maps: the keys come from the request (its path, its grant_type), and a plain object would answer
+// `constructor` with what every object inherits.
+const SIGN_IN = new Map<string, 'otp' | 'magic_link' | 'passkey'>([
+  ['/sign-in/email-otp', 'otp'],
+  ['/magic-link/verify', 'magic_link'],
+  ['/passkey/verify-authentication', 'passkey'],
+]);
+const SEND = new Map<string, 'otp' | 'magic_link'>([
+  ['/email-otp/send-verification-otp', 'otp'],
+  ['/sign-in/magic-link', 'magic_link'],
+]);
+const GRANTS = new Map<string, string>([
+  ['authorization_code', 'authorization_code'],
+  ['refresh_token', 'refresh_token'],
+  ['client_credentials', 'client_credentials'],
+  ['urn:ietf:params:oauth:grant-type:device_code', 'device_code'],
+]);
 
 const code = (value: unknown): string => (typeof value === 'string' && /^[A-Za-z_]{1,48}$/.test(value) ? value.toUpperCase() : 'OTHER');
 
@@ -60,7 +62,7 @@ function grantOf(body: Buffer | undefined, contentType: string | undefined): str
   const raw = /json/i.test(contentType ?? '')
     ? jsonField(body, 'grant_type')
     : new URLSearchParams(body.toString('utf8')).get('grant_type');
-  return typeof raw === 'string' ? (GRANTS[raw] ?? 'other') : 'other';
+  return typeof raw === 'string' ? (GRANTS.get(raw) ?? 'other') : 'other';
 }
 
 export interface AuthExchange {
@@ -77,7 +79,7 @@ export interface AuthExchange {
 /** Counts one answered Better Auth request. Never throws. */
 export function observeAuthResponse(x: AuthExchange): void {
   try {
-    const method = SIGN_IN[x.path];
+    const method = SIGN_IN.get(x.path);
     if (method) {
       // A magic link answers with a redirect either way: failures go to the error callback with ?error=.
       const redirectError =
@@ -90,7 +92,7 @@ export function observeAuthResponse(x: AuthExchange): void {
       } else signIns.add(1, { method, outcome: 'success' });
       return;
     }
-    const kind = SEND[x.path];
+    const kind = SEND.get(x.path);
     if (kind) {
       const outcome = x.status === 429 ? 'rate_limited' : x.status >= 500 ? 'error' : x.status >= 400 ? 'refused' : 'accepted';
       requested.add(1, { kind, outcome });

@@ -86,6 +86,15 @@ describe('SendEmail validation', () => {
     rejects({ idempotencyKey: 'has space' }, /^idempotency_key must be printable ASCII/);
   });
 
+  test('names every object inherits are not parameters of any template', () => {
+    for (const name of [...Object.getOwnPropertyNames(Object.prototype), 'prototype'].filter((n) => n !== '__proto__'))
+      rejects({ parameters: { otp: '1234', [name]: 'x' } }, new RegExp(`^parameter "${name}" is not a parameter of template sign_in_otp`));
+    // zod's record parser drops __proto__ (it never reaches a template) rather than naming it.
+    const msg = validateSendEmail({ ...ok, parameters: { otp: '1234', ['__proto__']: 'x' } });
+    assert.deepEqual(Object.keys(msg.parameters), ['otp']);
+    rejects({ parameters: { otp: '1234', tenant_name: 'RS', user_name: 'x', constructor: 'x' } }, /"constructor" is not a parameter/);
+  });
+
   test('parameters: required ones, known ones, formats', () => {
     rejects({ parameters: { tenant_name: 'RS' } }, /^parameter "otp" is required for template sign_in_otp/);
     rejects({ parameters: { otp: '12ab' } }, /^parameter "otp" must be 4 to 10 digits/);

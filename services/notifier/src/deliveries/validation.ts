@@ -107,11 +107,12 @@ const schema = z
     const specs = PARAMETERS[req.template];
     if (!specs) return;
     for (const [name, spec] of Object.entries(specs)) {
-      if (spec.required && !(name in req.parameters))
+      if (spec.required && !Object.hasOwn(req.parameters, name))
         ctx.addIssue({ code: 'custom', path: ['parameters', name], message: `is required for template ${req.template}` });
     }
     for (const [name, value] of Object.entries(req.parameters)) {
-      const spec = specs[name];
+      // The names come from the caller: only the template's own parameters count (not `constructor`).
+      const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
       if (!spec) {
         ctx.addIssue({
           code: 'custom',

@@ -19,7 +19,7 @@ export const auditListInput = z
       from: z.iso.datetime({ offset: true, error: 'from must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
       to: z.iso.datetime({ offset: true, error: 'to must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
       cursor: z.string({ error: 'cursor must be text' }).max(512, 'cursor is too long').optional(),
-      limit: z.coerce
+      limit: z
         .number({ error: 'limit must be a number' })
         .int('limit must be a whole number')
         .min(1, 'limit must be at least 1')

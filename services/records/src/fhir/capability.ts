@@ -71,7 +71,7 @@ export function capabilityStatement(base: string): Record<string, unknown> {
           {
             type: 'Patient',
             profile: 'http://hl7.org/fhir/StructureDefinition/Patient',
-            documentation: `Search: _count up to ${MAX_COUNT} (default 20); _sort one of ${Object.keys(SORTS).join(', ')} (default: newest registration first, or name order for a name search); pages through Bundle.link next and previous. Unknown parameters are ignored unless Prefer: handling=strict. Delete archives the patient (kept, read answers 410). Conditional create takes If-None-Exist with any of the search parameters, e.g. identifier=https://fhir.kemkes.go.id/id/nik|<NIK>.`,
+            documentation: `Search: _count up to ${MAX_COUNT} (default 20; 0 answers the total alone, no entries); _sort one of ${[...SORTS.keys()].join(', ')} (default: newest registration first, or name order for a name search); pages through Bundle.link next and previous. Unknown parameters are ignored unless Prefer: handling=strict. Delete archives the patient (kept, read answers 410). Conditional create takes If-None-Exist with any of the search parameters, e.g. identifier=https://fhir.kemkes.go.id/id/nik|<NIK>.`,
             interaction: ['read', 'vread', 'update', 'delete', 'history-instance', 'create', 'search-type'].map((code) => ({ code })),
             versioning: 'versioned-update',
             readHistory: true,

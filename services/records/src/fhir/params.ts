@@ -44,13 +44,16 @@ export const SEARCH_PARAMS = [
   { name: 'gender', type: 'token', documentation: 'male or female (the record holds no other).' },
 ] as const;
 
-/** Sort orders: `_sort` values and the record search's order. */
-export const SORTS: Record<string, SearchQuery['sort']> = {
-  _lastUpdated: 'updated',
-  '-_lastUpdated': '-updated',
-  birthdate: 'lahir',
-  '-birthdate': '-lahir',
-};
+/**
+ * Sort orders: `_sort` values and the record search's order. A Map: `_sort` comes from the request,
+ * and a plain object would answer `constructor` or `toString` with what every object inherits.
+ */
+export const SORTS: ReadonlyMap<string, SearchQuery['sort']> = new Map([
+  ['_lastUpdated', 'updated'],
+  ['-_lastUpdated', '-updated'],
+  ['birthdate', 'lahir'],
+  ['-birthdate', '-lahir'],
+]);
 
 /** Result parameters and this server's own (`_cursor`), besides the search parameters. */
 const CONTROL = new Set(['_count', '_sort', '_format', '_pretty', '_cursor']);
@@ -185,10 +188,11 @@ export function parseSearch(query: URLSearchParams, opts: { tenantId: string; st
     if (CONTROL.has(key)) {
       if (key === '_count') {
         if (!/^\d{1,6}$/.test(raw)) throw badRequest('_count must be a whole number', ['_count']);
-        count = Math.min(MAX_COUNT, Math.max(1, Number(raw)));
+        // 0 asks for the total alone (search.ts): never more entries than asked for.
+        count = Math.min(MAX_COUNT, Number(raw));
       } else if (key === '_sort') {
-        const chosen = SORTS[raw];
-        if (!chosen) throw notSupported(`_sort ${raw} is not supported: use one of ${Object.keys(SORTS).join(', ')}`, 400, ['_sort']);
+        const chosen = SORTS.get(raw);
+        if (!chosen) throw notSupported(`_sort ${raw} is not supported: use one of ${[...SORTS.keys()].join(', ')}`, 400, ['_sort']);
         sort = chosen;
         used.push([key, raw]);
       } else if (key === '_cursor') cursor = raw;

@@ -4,11 +4,13 @@
 // it came from). Pages cost the same at any depth and any table size: no OFFSET anywhere.
 import { randomUUID } from 'node:crypto';
 import { pasienSearch } from '../pasien/index.ts';
+import type { Condition } from '../pasien/index.ts';
 import { guard, preferOf, via } from './context.ts';
 import type { Interaction } from './context.ts';
 import { toPatient } from './mapping.ts';
 import { FhirError, operationOutcome } from './outcome.ts';
 import { parseSearch } from './params.ts';
+import type { ParsedSearch } from './params.ts';
 import { readForm, sendResource } from './wire.ts';
 
 export async function search(ix: Interaction): Promise<void> {
@@ -18,6 +20,8 @@ export async function search(ix: Interaction): Promise<void> {
   const tenantId = ix.scope.db.tenantId;
   const parsed = parseSearch(query, { tenantId, strict: preferOf(ix.req).strict });
   const conditions = patientId ? [...parsed.conditions, { field: 'id' as const, anyOf: [patientId] }] : parsed.conditions;
+
+  if (parsed.count === 0) return sendTotal(ix, parsed, conditions);
 
   let page: { direction: 'next' | 'prev'; key: string[] } | undefined;
   if (parsed.cursor !== undefined) {
@@ -60,19 +64,34 @@ export async function search(ix: Interaction): Promise<void> {
     resource: toPatient(p, tenantId),
     search: { mode: 'match' },
   }));
-  if (parsed.ignored.length) {
-    entry.push({
-      fullUrl: `urn:uuid:${randomUUID()}`,
-      resource: operationOutcome([
-        {
-          severity: 'warning',
-          code: 'not-supported',
-          diagnostics: `ignored search parameters: ${parsed.ignored.join(', ')}`,
-          expression: parsed.ignored,
-        },
-      ]),
-      search: { mode: 'outcome' },
-    });
-  }
+  entry.push(...ignoredEntry(parsed));
   sendResource(ix.res, 200, { resourceType: 'Bundle', id: randomUUID(), type: 'searchset', link, entry }, ix.pretty);
+}
+
+/** The warning about parameters lenient handling ignored, as an `outcome` entry (none when none were). */
+function ignoredEntry(parsed: ParsedSearch): Record<string, unknown>[] {
+  if (!parsed.ignored.length) return [];
+  const issue = {
+    severity: 'warning',
+    code: 'not-supported',
+    diagnostics: `ignored search parameters: ${parsed.ignored.join(', ')}`,
+    expression: parsed.ignored,
+  } as const;
+  return [{ fullUrl: `urn:uuid:${randomUUID()}`, resource: operationOutcome([issue]), search: { mode: 'outcome' } }];
+}
+
+/**
+ * `_count=0`: FHIR R4 search says a server returns no more than asked for, so the answer is the total
+ * alone, a searchset with no matches and no pages to follow (a cursor means nothing here).
+ */
+async function sendTotal(ix: Interaction, parsed: ParsedSearch, conditions: Condition[]): Promise<void> {
+  const total = await pasienSearch(ix.scope).count({
+    conditions,
+    audit: { ...via('search'), filters: parsed.used.map(([k]) => k), count: 0 },
+  });
+  const params = [...parsed.used.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`), '_count=0'];
+  const self = `${ix.base}/Patient?${params.join('&')}`;
+  const bundle = { resourceType: 'Bundle', id: randomUUID(), type: 'searchset', total, link: [{ relation: 'self', url: self }] };
+  const entry = ignoredEntry(parsed);
+  sendResource(ix.res, 200, entry.length ? { ...bundle, entry } : bundle, ix.pretty);
 }

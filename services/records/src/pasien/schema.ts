@@ -170,7 +170,7 @@ export const listPasienInput = z
       tanggalLahir: isoDate('tanggalLahir').optional(),
       status: choice('status', LIST_STATUS).default('active'),
       cursor: z.string({ error: 'cursor must be text' }).max(512, 'cursor is too long').optional(),
-      limit: z.coerce
+      limit: z
         .number({ error: 'limit must be a number' })
         .int('limit must be a whole number')
         .min(1, 'limit must be at least 1')

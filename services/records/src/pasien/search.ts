@@ -212,5 +212,18 @@ export function pasienSearch({ db, actor }: TenantScope) {
       const keyOf = (r: Row | undefined) => (r ? order.keys.map((_, i) => String(r[`_k${i}`])) : undefined);
       return { items: taken.map(toPasien), firstKey: keyOf(taken[0]), lastKey: keyOf(taken[taken.length - 1]), more, sort };
     },
+
+    /**
+     * How many patients match, and no rows (FHIR `_count=0`). Audited like a search, with no patient ids:
+     * the answer names none.
+     */
+    async count(query: Pick<SearchQuery, 'conditions' | 'audit'>): Promise<number> {
+      const { values, p } = params();
+      const where = ["p.status = 'active'", ...query.conditions.map((c) => conditionSql(p, c))];
+      const sql = `with audit as (${auditInsert(p, 'pasien.list', "'{}'::uuid[]", query.audit)})
+        select count(*)::int as total from records.pasien p where ${where.join(' and ')}`;
+      const [row] = await db.one<{ total: number }>(sql, values, { prepare: false });
+      return row?.total ?? 0;
+    },
   };
 }

@@ -166,6 +166,23 @@ describe('FHIR search, isolation, scopes and audit', () => {
     );
   });
 
+  test('_count=0 asks how many match: a searchset Bundle with the total and no entries', async () => {
+    const cases = [
+      [admin, 'name=zulaikha', 30],
+      [admin, 'name=budi&_sort=birthdate', 5],
+      [admin, 'identifier=nope', 0],
+      [lain, 'name=zulaikha', 0],
+    ] as const;
+    for (const [principal, qs, total] of cases) {
+      const bundle = (await fhirCall(r, 'GET', `/Patient?${qs}&_count=0`, { principal })).body;
+      assert.equal(bundle.type, 'searchset', qs);
+      assert.equal(bundle.total, total, qs);
+      assert.deepEqual(bundle.entry ?? [], [], qs);
+      assert.equal(linkOf(bundle, 'next'), undefined, qs);
+      assert.match(linkOf(bundle, 'self')!, /_count=0/, qs);
+    }
+  });
+
   test('unknown parameters are ignored and reported in the Bundle; POST _search is the same search', async () => {
     const bundle = (await fhirCall(r, 'GET', '/Patient?name=budi&_summary=count&_count=2', { principal: admin })).body;
     const outcome = bundle.entry.find((e: Json) => e.search.mode === 'outcome');

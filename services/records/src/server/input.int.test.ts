@@ -195,6 +195,27 @@ describe('bad input', () => {
     assert.equal(await state(), snapshot);
   });
 
+  test('numbers stay numbers on every surface: text, booleans and arrays are refused, not converted', async () => {
+    // REST first: the way it reads query strings must not change what tRPC accepts afterwards.
+    for (const expectedVersion of ['6', true, [2], '1']) {
+      const rest = await r.rest('PATCH', `/pasien/${existing.id}`, { principal: admin, body: { alamat: 'Jl. X', expectedVersion } });
+      const e = assertEnvelope(rest, 400, 'BAD_REQUEST');
+      assert.deepEqual(e.data.fieldErrors?.expectedVersion, ['expectedVersion must be a number'], JSON.stringify(expectedVersion));
+      const trpc = await r.mutate('pasien.update', { id: existing.id, alamat: 'Jl. X', expectedVersion }, admin);
+      assertEnvelope(trpc, 400, 'BAD_REQUEST');
+    }
+    for (const limit of ['5', true, [5]]) {
+      assertEnvelope(await r.query('pasien.list', { limit }, admin), 400, 'BAD_REQUEST');
+      assertEnvelope(await r.query('audit.list', { limit }, admin), 400, 'BAD_REQUEST');
+    }
+    // A query string is text: there, and only there, a number is read from it (digits only).
+    for (const limit of ['abc', '5.5', '', '0x10', '1e1', ' 5'])
+      assertEnvelope(await r.rest('GET', `/pasien?limit=${encodeURIComponent(limit)}`, { principal: admin }), 400, 'BAD_REQUEST');
+    assert.equal(await state(), snapshot);
+    assert.equal((await r.rest('GET', '/pasien?limit=5', { principal: admin })).status, 200);
+    assert.equal((await r.rest('GET', '/audit?limit=5', { principal: admin })).status, 200);
+  });
+
   test('a NIK already registered in the tenant: 409 with a field error, nothing written, no number burnt', async () => {
     const e = assertEnvelope(await r.mutate('pasien.create', newPasien(1, { nama: 'Orang Lain' }), admin), 409, 'CONFLICT');
     assert.ok(e.data.fieldErrors?.nik?.[0]);

@@ -1,6 +1,7 @@
 // The integration interface: REST over the same procedures, the OpenAPI 3.1 document, the docs page.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sessionCookieName } from '@simrs/contracts/cookie';
 import { assertValidFhir } from '@simrs/platform/fhir-validation';
 import { pasienOutput, pasienPage } from '../pasien/index.ts';
 import { assertEnvelope, dataOf, newPasien, startRecords } from './testkit.ts';
@@ -63,6 +64,17 @@ describe('integration interface', () => {
     }
     assert.equal(doc.paths['/health']!.get!.security, undefined, 'health is public');
     assert.ok(doc.paths['/pasien']!.get!.security?.length);
+  });
+
+  test('the session scheme names the cookie sign-in sets, and says when it carries the __Secure- prefix', async () => {
+    const doc = (await (await fetch(`${r.url}/integrasi/v1/openapi.json`)).json()) as {
+      components: { securitySchemes: Record<string, { type: string; in?: string; name?: string; description?: string }> };
+    };
+    const session = doc.components.securitySchemes.session!;
+    assert.equal(session.in, 'cookie');
+    // This records has no PUBLIC_URL: the document names the cookie of a site served over http.
+    assert.equal(session.name, sessionCookieName('http://localhost:8080'));
+    assert.ok(session.description?.includes(sessionCookieName('https://rs.example')), session.description);
   });
 
   test('the docs page is self-contained HTML listing the operations', async () => {

@@ -1,15 +1,11 @@
-// The integration interface: the same procedures as REST under INTEGRATION_PREFIX (trpc-to-openapi),
-// the OpenAPI 3.1 document at <prefix>/openapi.json and a self-contained docs page at <prefix>/docs
-// (rendered on the server: no CDN, no script). Errors use the seed's envelope here too, written by
-// http-error.ts.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createOpenApiNodeHttpHandler, generateOpenApiDocument } from 'trpc-to-openapi';
+// The integration interface's description: the OpenAPI 3.1 document at <prefix>/openapi.json, generated
+// by trpc-to-openapi from the procedures' metadata, and a self-contained docs page at <prefix>/docs
+// (rendered on the server: no CDN, no script). rest.ts serves the operations it lists; errors use the
+// seed's envelope there too, written by http-error.ts.
+import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import type { ErrorCode } from '@simrs/contracts/envelope';
-import { errorBody } from './http-error.ts';
+import { sessionCookieName } from '@simrs/contracts/cookie';
 import { appRouter } from './router.ts';
-import { invalidInputMessage } from './trpc.ts';
-import type { Context } from './trpc.ts';
 
 const ENVELOPE_SCHEMA = {
   type: 'object',
@@ -40,7 +36,11 @@ const ENVELOPE_SCHEMA = {
   },
 };
 
-export function openApiDocument(prefix: string): OpenAPIObject {
+/**
+ * `publicUrl` is the site's (PUBLIC_URL): over https the session cookie carries the `__Secure-` prefix.
+ * Without it the document names the cookie of a site served over http, and says so.
+ */
+export function openApiDocument(prefix: string, publicUrl = 'http://localhost'): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
     title: 'SIMRS records API',
     version: '1.0.0',
@@ -57,8 +57,8 @@ export function openApiDocument(prefix: string): OpenAPIObject {
       session: {
         type: 'apiKey',
         in: 'cookie',
-        name: 'session_token',
-        description: 'Session cookie from passwordless sign-in; counts only from allow-listed origins',
+        name: sessionCookieName(publicUrl),
+        description: `Session cookie from passwordless sign-in; counts only from allow-listed origins. Its name is ${sessionCookieName('http:')} on a site served over http and ${sessionCookieName('https:')} over https (the __Secure- prefix).`,
       },
     },
   });
@@ -129,44 +129,4 @@ ${body ? `<details><summary>Request body (application/json)</summary><pre>${esca
 <nav aria-label="Operations"><h2>Operations</h2><ul>${nav.join('')}</ul></nav>
 <main>${ops.join('\n')}</main>
 </body></html>`;
-}
-
-/**
- * Rewrites trpc-to-openapi's error bodies into the envelope. They carry our error formatter's shape,
- * but with `code` as a string, and for input the schema refused the message replaced by a generic one
- * and the schema's issues beside it.
- */
-function toEnvelopeBody(raw: string): string {
-  try {
-    const body = JSON.parse(raw) as {
-      message?: string;
-      code?: string;
-      issues?: { path?: (string | number)[]; message: string }[];
-      data?: { code?: ErrorCode; path?: string; fieldErrors?: Record<string, string[]> };
-    };
-    const code = (body.data?.code ?? body.code ?? 'INTERNAL_SERVER_ERROR') as ErrorCode;
-    const message = body.issues?.length ? invalidInputMessage(body.issues) : (body.message ?? 'error');
-    return errorBody(code, message, body.data?.path ?? '', body.data?.fieldErrors);
-  } catch {
-    return raw;
-  }
-}
-
-export function createIntegrationHandler(opts: {
-  prefix: string;
-  createContext: (req: IncomingMessage) => Promise<Context>;
-  onError: (err: unknown, path: string | undefined) => void;
-}) {
-  const handler = createOpenApiNodeHttpHandler({
-    router: appRouter,
-    createContext: ({ req }) => opts.createContext(req),
-    onError: ({ error, path }) => opts.onError(error, path),
-  });
-  /** `req.body` must already hold the parsed JSON body (or undefined); `req.url` is below the prefix. */
-  return (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
-    const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => ServerResponse;
-    res.end = ((chunk?: unknown, ...rest: unknown[]) =>
-      end(res.statusCode >= 400 && typeof chunk === 'string' ? toEnvelopeBody(chunk) : chunk, ...rest)) as ServerResponse['end'];
-    return handler(req, res);
-  };
 }

@@ -22,8 +22,9 @@ import { sendError } from './http-error.ts';
 import { singleQueryHandler } from './single-query.ts';
 import { log } from './log.ts';
 import { observeCall } from './metrics.ts';
-import { createIntegrationHandler, docsPage, openApiDocument } from './openapi.ts';
+import { docsPage, openApiDocument } from './openapi.ts';
 import { principalVerifier } from './principals.ts';
+import { restHandler } from './rest.ts';
 import type { PrincipalVerifier } from './principals.ts';
 import { appRouter } from './router.ts';
 import type { Context } from './trpc.ts';
@@ -48,7 +49,7 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
   const cursors = makeCursors(config.PRINCIPAL_SECRET);
   const verify = principalVerifier(config.PRINCIPAL_SECRET);
   const prefix = config.INTEGRATION_PREFIX;
-  const doc = openApiDocument(prefix);
+  const doc = openApiDocument(prefix, config.PUBLIC_URL);
   const docJson = JSON.stringify(doc);
   const docsHtml = docsPage(doc, prefix);
 
@@ -94,9 +95,9 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
   const singleQuery = singleQueryHandler({ router: appRouter, createContext, onError, headersFor });
   const fhir = createFhirHandler({ prefix, publicUrl: config.PUBLIC_URL, maxBodyBytes: config.MAX_BODY_BYTES, createContext });
   const fhirBase = `${prefix}/fhir`;
-  const rest = createIntegrationHandler({ prefix, createContext, onError: (err, path) => onError(err as { code: string }, path) });
+  const rest = restHandler({ doc, createContext, onError, headersFor });
 
-  async function integration(req: IncomingMessage & { body?: unknown }, res: ServerResponse, path: string): Promise<void> {
+  async function integration(req: IncomingMessage, res: ServerResponse, path: string, search: string): Promise<void> {
     if (req.method === 'GET' && path === '/openapi.json') {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' }).end(docJson);
       return;
@@ -128,17 +129,17 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       if (raw.trim() !== '' && !/^application\/json\b/i.test(type)) {
         return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', path);
       }
-      // trpc-to-openapi only reads bodies whose type is exactly application/json; pass it as such.
-      req.headers['content-type'] = 'application/json';
       // Behind the gateway's bound, for callers inside the cluster: the validators recurse.
       if (jsonTooDeep(raw)) return sendError(res, 'BAD_REQUEST', `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, path);
+      let body: unknown;
       try {
-        req.body = raw.trim() === '' ? undefined : JSON.parse(raw);
+        body = raw.trim() === '' ? undefined : JSON.parse(raw);
       } catch {
         return sendError(res, 'PARSE_ERROR', 'request body is not valid JSON', path);
       }
+      return rest(req, res, path, search, body);
     }
-    await rest(req, res);
+    await rest(req, res, path, search, undefined);
   }
 
   return createServer((req, res) => {
@@ -178,8 +179,7 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
         observeCall(req, res, { surface: 'rest', pathname, prefix });
         const path = pathname.slice(prefix.length) || '/';
-        req.url = path + url.slice(pathname.length);
-        return void integration(req, res, path).catch((err: unknown) => {
+        return void integration(req, res, path, url.slice(pathname.length)).catch((err: unknown) => {
           log.error({ err }, 'integration request failed');
           if (!res.headersSent) sendError(res, 'INTERNAL_SERVER_ERROR', 'internal error', path);
           else res.destroy();

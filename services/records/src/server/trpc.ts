@@ -61,7 +61,16 @@ export function invalidInputMessage(issues: readonly { path?: readonly PropertyK
   return `invalid input: ${listed}`;
 }
 
-const PUBLIC_5XX: Record<number, string> = { 503: 'service unavailable, try again shortly' };
+/**
+ * What an error tells the caller, on tRPC (the formatter below) and REST (rest.ts) alike: the message
+ * (never an internal one for a 5xx) and, for bad input, the per-field messages.
+ */
+export function publicError(error: TRPCError, status: number): { message: string; fieldErrors?: Record<string, string[]> } {
+  if (status >= 500) return { message: status === 503 ? 'service unavailable, try again shortly' : 'internal error' };
+  const message = error.cause instanceof ZodError ? invalidInputMessage(error.cause.issues) : error.message;
+  const fieldErrors = fieldErrorsOf(error.cause);
+  return fieldErrors ? { message, fieldErrors } : { message };
+}
 
 const t = initTRPC
   .context<Context>()
@@ -69,14 +78,7 @@ const t = initTRPC
   .create({
     isDev: false,
     errorFormatter({ shape, error }) {
-      const status = shape.data.httpStatus;
-      const fieldErrors = status < 500 ? fieldErrorsOf(error.cause) : undefined;
-      const message =
-        status >= 500
-          ? (PUBLIC_5XX[status] ?? 'internal error')
-          : error.cause instanceof ZodError
-            ? invalidInputMessage(error.cause.issues)
-            : shape.message;
+      const { message, fieldErrors } = publicError(error, shape.data.httpStatus);
       const { error: body } = envelope(shape.data.code, message, shape.data.path ?? '');
       return fieldErrors ? { ...body, data: { ...body.data, fieldErrors } } : body;
     },
@@ -84,6 +86,8 @@ const t = initTRPC
 
 export const router = t.router;
 export const publicProcedure = t.procedure;
+/** Calls procedures server-side with the same middleware (guards, input validation): the REST surface. */
+export const createCallerFactory = t.createCallerFactory;
 
 /**
  * The output schema of a procedure whose answer the service builds itself, field by field from typed
