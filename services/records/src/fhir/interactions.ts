@@ -63,7 +63,7 @@ export async function history(ix: Interaction): Promise<void> {
   const raw = ix.query.get('_count');
   if (raw !== null && !/^\d{1,6}$/.test(raw))
     throw new FhirError(400, 'invalid', '_count must be a whole number', { expression: ['_count'] });
-  const count = Math.min(MAX_COUNT, Math.max(1, raw === null ? DEFAULT_COUNT : Number(raw)));
+  const count = Math.min(MAX_COUNT, raw === null ? DEFAULT_COUNT : Number(raw));
   const cursor = ix.query.get('_cursor');
   let before: number | undefined;
   if (cursor !== null) {

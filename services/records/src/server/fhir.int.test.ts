@@ -148,6 +148,11 @@ describe('FHIR R4 Patient', () => {
     const next = paged.body.link.find((l: Json) => l.relation === 'next').url as string;
     const second = await fhirCall(r, 'GET', next, { principal: admin });
     assert.equal(second.body.entry[0].response.etag, 'W/"1"');
+    // FHIR: a server returns no more than asked for, so _count=0 is a history with no entries.
+    const none = await fhirCall(r, 'GET', `/Patient/${id}/_history?_count=0`, { principal: admin });
+    assert.equal(none.status, 200);
+    assert.deepEqual(none.body.entry, []);
+    assert.equal(none.body.link.find((l: Json) => l.relation === 'next'), undefined);
   });
 
   test('conditional create on the NIK: found answers the patient (200), not found creates (201), several 412', async () => {
