@@ -79,7 +79,12 @@ async function signInFrom(path: string, signInPath: string): Promise<URL> {
     await page.waitForLoadState('load');
     const landed = new URL(page.url());
     if (stillSigningIn(landed))
-      assert.fail(`${path}: still on the sign-in page after signing in (${await page.locator('#status').textContent({ timeout: 1000 })})`);
+      assert.fail(
+        `${path}: still on the sign-in page after signing in (${await page
+          .locator('#status')
+          .textContent({ timeout: 1000 })
+          .catch(() => 'no status')})`,
+      );
     return landed;
   } finally {
     await context.close();
