@@ -36,7 +36,13 @@ export function ensureDashboardBuilt(): void {
   const index = join(dir, 'dist/index.html');
   const newest = (path: string): number =>
     statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((f) => newest(join(path, f)))) : statSync(path).mtimeMs;
-  const sources = Math.max(newest(join(dir, 'src')), newest(join(dir, 'index.html')), newest(join(dir, 'vite.config.ts')));
+  // The dashboard bundles files of @simrs/contracts too: a change there needs a new build as well.
+  const sources = Math.max(
+    newest(join(dir, 'src')),
+    newest(join(dir, 'index.html')),
+    newest(join(dir, 'vite.config.ts')),
+    newest(join(repoRoot, 'packages/contracts/src')),
+  );
   if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
   execFileSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
     cwd: dir,

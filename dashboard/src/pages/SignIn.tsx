@@ -5,16 +5,17 @@ import { useEffect, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
+import { safeReturnPath } from '@simrs/contracts/return-path';
 import { authClient, AuthError, authErrorOf, unwrap } from '../lib/auth.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { LanguageSelect } from '../ui/LanguageSelect.tsx';
 import { Loading, PageTitle, Status } from '../ui/kit.tsx';
 
-/** A same-origin path to continue to; anything else is ignored. */
+/** A path of this site to continue to (the product's one rule, @simrs/contracts); anything else is ignored. */
 function safeNext(value: string | null): string {
-  if (!value) return '/';
-  const url = new URL(value, window.location.origin);
-  return url.origin === window.location.origin && !url.pathname.startsWith('/masuk') ? url.pathname + url.search + url.hash : '/';
+  const path = safeReturnPath(value, window.location.origin);
+  // Back to this page would only show the form again.
+  return path.startsWith('/masuk') ? '/' : path;
 }
 
 const LINK_ERRORS: Record<string, string> = {

@@ -97,6 +97,7 @@ observePgPool('identity', pool);
 observeRedis('identity', redis);
 observeDeviceCodes(pool, untraced);
 const pages = createPages({
+  publicUrl: config.PUBLIC_URL,
   directory,
   oauthClients,
   currentUser: async (headers) => (await auth.api.getSession({ headers }))?.user ?? undefined,

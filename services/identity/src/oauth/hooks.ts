@@ -22,6 +22,7 @@ import { clientIp, limited } from '../signin/index.ts';
 import type { Ctx, Limits } from '../signin/index.ts';
 import type { Grants } from './grants.ts';
 import { idTokenAlgMetadata, requestedIdTokenAlg } from './id-tokens.ts';
+import { refuseUnsafeClientUris } from './client-uris.ts';
 import { asksForLaunchPatient, launchSchema } from './launch.ts';
 import type { Launch } from './launch.ts';
 import { logoutHooks } from './logout.ts';
@@ -76,7 +77,8 @@ async function findDeviceCode(ctx: Ctx, userCode: string): Promise<Record<string
 /**
  * Client metadata for what SIMRS does not offer is refused rather than silently ignored: private_key_jwt
  * and back-channel logout (not advertised in discovery either); and an ID token algorithm identity has
- * no key for.
+ * no key for. So are URIs that are not https (client-uris.ts). Checked before a registration token is
+ * consumed, whoever registers.
  */
 function refuseUnofferedMetadata(body: unknown): void {
   if (!isPlainObject(body)) return;
@@ -87,6 +89,7 @@ function refuseUnofferedMetadata(body: unknown): void {
   if (body.backchannel_logout_uri !== undefined) refuse('back-channel logout');
   requestedIdTokenAlg(body);
   requestedParRequirement(body);
+  refuseUnsafeClientUris(body);
 }
 
 export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ROLE_LABELS, ROLES } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
+import { safeReturnPath } from '@simrs/contracts/return-path';
 import type { Directory } from '../directory/index.ts';
 import { PAGE_TEXT, pageLocale } from './i18n.ts';
 import type { PageLocale } from './i18n.ts';
@@ -34,14 +35,23 @@ const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
   "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-function signInPage(locale: PageLocale): string {
+/**
+ * Where the sign-in page goes once signed in: `?callbackURL=` or `?next=` when it is a path of this site
+ * (safeReturnPath, the product's one rule), else the account page. Decided here rather than in the
+ * page's script, which is a static asset and could only have kept a copy of the rule.
+ */
+export function signInNext(search: URLSearchParams, publicUrl: string): string {
+  return safeReturnPath(search.get('callbackURL') || search.get('next'), publicUrl, PAGES.account);
+}
+
+function signInPage(locale: PageLocale, next: string): string {
   const t = PAGE_TEXT[locale].signIn;
   return layout(
     t.title,
     'sign-in.js',
     `<h1>${escape(t.heading)}</h1>
 <p id="status" role="status" aria-live="polite"></p>
-<form id="email-form" novalidate>
+<form id="email-form" novalidate data-next="${escape(next)}">
   <label for="email">${escape(t.email)}</label>
   <input id="email" name="email" type="email" autocomplete="username webauthn" required>
   <div class="actions">
@@ -109,6 +119,8 @@ ${admin}`,
 }
 
 export interface PageDeps extends OAuthPageDeps {
+  /** The site's origin (PUBLIC_URL): return addresses must stay on it. */
+  publicUrl: string;
   directory: Directory;
   /** The signed-in user for these request headers, if any. */
   currentUser(headers: Headers): Promise<{ id: string } | undefined>;
@@ -140,7 +152,10 @@ export function createPages(deps: PageDeps) {
     async serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void | 'method' | 'missing'> {
       if (req.method !== 'GET' && req.method !== 'HEAD') return 'method';
       if (path === '/auth' || path === '/auth/') return redirect(res, PAGES.account);
-      if (path === PAGES.signIn) return send(res, 200, 'text/html; charset=utf-8', signInPage(pageLocale(req.headers.cookie)));
+      if (path === PAGES.signIn) {
+        const next = signInNext(new URL(req.url ?? '/', deps.publicUrl).searchParams, deps.publicUrl);
+        return send(res, 200, 'text/html; charset=utf-8', signInPage(pageLocale(req.headers.cookie), next));
+      }
       if (path === PAGES.account) {
         const headers = new Headers();
         if (req.headers.cookie) headers.set('cookie', req.headers.cookie);

@@ -2,7 +2,8 @@
 // plugin), sign-in only (no sign-up), mailed through the notifier to active users only. Codes and link
 // tokens are stored as keyed hashes.
 import { emailOTP, magicLink } from 'better-auth/plugins';
-import { APIError } from 'better-auth/api';
+import { APIError, createAuthMiddleware } from 'better-auth/api';
+import { safeReturnPath } from '@simrs/contracts/return-path';
 import { OTP_ATTEMPTS, OTP_LENGTH } from '../config.ts';
 import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
@@ -13,7 +14,7 @@ import type { Locale, Mailer } from '../mail/index.ts';
 import { MailNotAccepted } from '../mail/index.ts';
 import { DASHBOARD, LANGUAGE_COOKIE, pageLocale } from '../pages/index.ts';
 import type { Limits } from './limits.ts';
-import { clientIp } from './request.ts';
+import { clientIp, isPlainObject } from './request.ts';
 import type { Ctx } from './request.ts';
 
 export interface EmailSignInDeps {
@@ -27,16 +28,76 @@ export interface EmailSignInDeps {
 /** Keyed hash of a magic-link token, the form Better Auth stores it in (also used for invitations). */
 export const hashMagicLinkToken = (keys: Keys, token: string) => hmac(keys.magicLink, token);
 
+/** The return addresses Better Auth reads for a link, and where each goes when none (or a bad one) is given. */
+const RETURN_FIELDS = { callbackURL: DASHBOARD.home, errorCallbackURL: DASHBOARD.signIn, newUserCallbackURL: DASHBOARD.home } as const;
+
+/**
+ * `value` as an absolute URL of the site when it is a path of it (safeReturnPath), else `fallback` there.
+ * Absolute, because Better Auth decodes a link's parameters once more before redirecting, and no decoding
+ * of what follows the origin can make it another origin.
+ */
+const onSite = (value: string | null | undefined, publicUrl: string, fallback: string) =>
+  `${publicUrl}${safeReturnPath(value, publicUrl, fallback)}`;
+
 /**
  * Links land on the dashboard (the site root) unless the request named another page of ours; a
  * failure (an expired or used link) goes back to the dashboard's sign-in page with the error.
  */
 export function landing(url: string, publicUrl: string): string {
   const link = new URL(url);
-  const callback = link.searchParams.get('callbackURL');
-  if (!callback || callback === '/') link.searchParams.set('callbackURL', `${publicUrl}${DASHBOARD.home}`);
-  if (!link.searchParams.has('errorCallbackURL')) link.searchParams.set('errorCallbackURL', `${publicUrl}${DASHBOARD.signIn}`);
+  for (const [field, fallback] of Object.entries(RETURN_FIELDS))
+    if (field !== 'newUserCallbackURL' || link.searchParams.has(field))
+      link.searchParams.set(field, onSite(link.searchParams.get(field), publicUrl, fallback));
   return link.toString();
+}
+
+/**
+ * A link's query as Better Auth will read it, its return addresses put back on the site: a link is the
+ * mailed one, but its query can be changed by whoever holds it.
+ */
+export function keepLinkOnSite(query: Record<string, unknown>, publicUrl: string): void {
+  for (const [field, fallback] of Object.entries(RETURN_FIELDS))
+    if (query[field] !== undefined) query[field] = onSite(typeof query[field] === 'string' ? query[field] : undefined, publicUrl, fallback);
+}
+
+/** Better Auth's error codes for a refused return address, by field. */
+const INVALID_RETURN_CODES: Record<string, string> = {
+  callbackURL: 'INVALID_CALLBACK_URL',
+  errorCallbackURL: 'INVALID_ERROR_CALLBACK_URL',
+  newUserCallbackURL: 'INVALID_NEW_USER_CALLBACK_URL',
+};
+
+/**
+ * Before-hooks keeping a sign-in link's return addresses on the site: a request naming one that leaves
+ * it is refused, like Better Auth refuses others (its own check lets "/.//evil.example" through: one
+ * slash, and the URL stays on the site until the dot segment is removed); a link is put back on it.
+ */
+export function returnAddressHooks(publicUrl: string) {
+  return [
+    {
+      matcher: (ctx: { path?: string }) => ctx.path === '/sign-in/magic-link',
+      handler: createAuthMiddleware(async (ctx) => {
+        const field = isPlainObject(ctx.body) ? foreignReturnField(ctx.body, publicUrl) : undefined;
+        if (field)
+          throw new APIError('FORBIDDEN', { code: INVALID_RETURN_CODES[field], message: `Invalid ${field}: only a path of this site.` });
+      }),
+    },
+    {
+      matcher: (ctx: { path?: string }) => ctx.path === '/magic-link/verify',
+      handler: createAuthMiddleware(async (ctx) => {
+        // In place: the endpoint reads this very object after the hooks ran.
+        if (isPlainObject(ctx.query)) keepLinkOnSite(ctx.query, publicUrl);
+      }),
+    },
+  ];
+}
+
+/** The first return address of a link request that is not a path of the site, if any. */
+export function foreignReturnField(body: Record<string, unknown>, publicUrl: string): string | undefined {
+  return Object.keys(RETURN_FIELDS).find((field) => {
+    const value = body[field];
+    return value !== undefined && (typeof value !== 'string' || safeReturnPath(value, publicUrl, null) === null);
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 // identity's own Better Auth plugin: the rules Better Auth does not ship.
-// Before an endpoint runs: refuse password and sign-up routes; allow only `sign-in` OTPs; rate limits
+// Before an endpoint runs: refuse password and sign-up routes; allow only `sign-in` OTPs; keep a sign-in
+// link's return addresses on the site (refused in the request, put back in the link); rate limits
 // per client IP and per address on the send and verify endpoints; map update-session's free-form
 // body into the declared JSON field. After it ran: complete the passkey authentication options, keep
 // raw session tokens out of JSON bodies (the cookie is HttpOnly for a reason), security notices.
@@ -11,10 +12,10 @@ import type { Directory } from '../directory/index.ts';
 import { normalizeEmail } from '../directory/index.ts';
 import type { Mailer } from '../mail/index.ts';
 import { shapeAuthenticationOptions } from '../passkeys/index.ts';
-import { chosenLocale, settleHandOff } from './email.ts';
+import { chosenLocale, returnAddressHooks, settleHandOff } from './email.ts';
 import type { EmailSignInDeps } from './email.ts';
 import { LimiterUnavailable, RateLimited } from './limits.ts';
-import { clientIp } from './request.ts';
+import { clientIp, isPlainObject } from './request.ts';
 export { clientIp } from './request.ts';
 export type { Ctx } from './request.ts';
 import type { Limits } from './limits.ts';
@@ -96,8 +97,6 @@ const TOKEN_BEARING = new Set([
   '/update-session',
 ]);
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export async function limited(run: () => Promise<void>): Promise<void> {
   try {
     await run();
@@ -160,6 +159,8 @@ export function simrsPlugin(deps: PluginDeps) {
             throw new APIError('FORBIDDEN', { ...SIGN_UP_DISABLED });
           }),
         },
+        // Before the send is counted.
+        ...returnAddressHooks(config.PUBLIC_URL),
         {
           matcher: (ctx) => Object.hasOwn(SEND_PATHS, ctx.path ?? ''),
           handler: createAuthMiddleware(async (ctx) => {

@@ -1,4 +1,4 @@
-/* global document, window, location, AbortController, URLSearchParams, URL */
+/* global document, window, location, AbortController, URLSearchParams */
 import { api, status, text } from './api.js';
 import { conditionalSupported, credentialJSON, requestOptions, supported } from './webauthn.js';
 
@@ -21,16 +21,13 @@ function authorizeAgain() {
   return `/api/auth/oauth2/authorize?${again}`;
 }
 
-/** Where to go once signed in: a same-origin path given by the caller, else the account page. */
+/**
+ * Where to go once signed in: the path the server chose from ?callbackURL= or ?next= (a path of this
+ * site, checked there by the product's one rule), else the account page.
+ */
 function next() {
   if (oauthQuery) return authorizeAgain();
-  const target = params.get('callbackURL') || params.get('next');
-  // Only our own origin: "/\\evil.example" and "/\t/evil.example" start with one slash and still leave it.
-  if (target) {
-    const url = new URL(target, location.origin);
-    if (url.origin === location.origin) return url.pathname + url.search + url.hash;
-  }
-  return '/auth/account';
+  return $('email-form').dataset.next || '/auth/account';
 }
 
 /** After a sign-in answer: the OAuth flow's next step when Better Auth names one, else next(). */
