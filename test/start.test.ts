@@ -8,14 +8,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { freePort, repoRoot } from '@simrs/platform/testing';
+import { freePort } from '@simrs/platform/testing';
 import { logPrinter } from '../scripts/lib/logs.ts';
 import { takeLock } from '../scripts/lib/preflight.ts';
 import { configKeys, LOCAL_PORTS, SERVICE_NAMES, settingsFromEnv, STACK_PORTS } from '../scripts/lib/settings.ts';
