@@ -1,0 +1,4 @@
+// Code that reaches below a library's public API, each file with what it replaces, its measured gain,
+// what it waits for upstream and an upgrade test. Nothing outside this folder may do so (test/shape.test.ts).
+export { singleQueryHandler } from './single-query.ts';
+export type { SingleQueryOptions } from './single-query.ts';
