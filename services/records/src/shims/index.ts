@@ -2,3 +2,4 @@
 // what it waits for upstream and an upgrade test. Nothing outside this folder may do so (test/shape.test.ts).
 export { singleQueryHandler } from './single-query.ts';
 export type { SingleQueryOptions } from './single-query.ts';
+export { BEGIN, COMMIT, inOneWrite, preparedOn, SET_TENANT, sendTenantStatement } from './pipeline.ts';
