@@ -3,3 +3,4 @@
 export { singleQueryHandler } from './single-query.ts';
 export type { SingleQueryOptions } from './single-query.ts';
 export { BEGIN, COMMIT, inOneWrite, preparedOn, SET_TENANT, sendTenantStatement } from './pipeline.ts';
+export { procedureTypes } from './trpc-router.ts';

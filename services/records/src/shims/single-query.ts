@@ -8,8 +8,8 @@
 // body type) is left to the adapter.
 //
 // Replaces: `createHTTPHandler` (@trpc/server/adapters/standalone) for single GET queries.
-// Below the public API: the router's `_def._config` (the error formatter and transformer the helpers
-// need) and `_def.procedures` (to leave non-queries to the adapter), tRPC 11.25.2.
+// Below the public API: only through trpc-router.ts (the router's config for the helpers, and which
+// paths are queries, to leave the rest to the adapter).
 // Gain measured: records CPU per `pasien.list` (records straight, 50 connections), adapter 1.090 ms
 // (median of 5 rounds, range 0.699-2.448) against 0.599 ms with this path (range 0.534-0.766): 0.49 ms,
 // about 45 % of records' CPU per request. `AB_BASE_REF=<this path> AB_PATHS=direct,bearer AB_ROUNDS=5
@@ -17,17 +17,12 @@
 // tRPC's middleware chain (about 3 % of records' CPU when it was measured) went back to tRPC's caller.
 // Upstream: none found. tRPC v11's adapters all go through its Fetch API resolver; there is no issue or
 // PR for a node-native path, and the maintainers decline new core adapters (trpc/trpc#3177).
-// Upgrade test: single-query.upgrade.test.ts (the router internals this reads still have their shape).
+// Upgrade test: trpc-router.upgrade.test.ts; server/single-query.test.ts (the adapter's answers, byte for byte).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callTRPCProcedure, getTRPCErrorFromUnknown, getTRPCErrorShape, TRPCError, transformTRPCResponse } from '@trpc/server';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { getHTTPStatusCode } from '@trpc/server/http';
-
-type Config = Parameters<typeof transformTRPCResponse>[0];
-/** The router internals this path reads (single-query.upgrade.test.ts checks they keep this shape). */
-export interface RouterInternals {
-  _def: { _config: Config; procedures: Record<string, { _def: { type: string } } | undefined> };
-}
+import { procedureTypes, routerConfig } from './trpc-router.ts';
 
 /** A procedure path as tRPC names it, with nothing a URL parser or percent-decoding would change. */
 const PLAIN_PATH = /^[A-Za-z][\w]*(?:\.[A-Za-z][\w]*)*$/;
@@ -47,7 +42,8 @@ export interface SingleQueryOptions<TContext> {
 export function singleQueryHandler<TContext>(
   opts: SingleQueryOptions<TContext>,
 ): (req: IncomingMessage, res: ServerResponse, path: string, search: string) => boolean {
-  const { _config: config, procedures } = (opts.router as unknown as RouterInternals)._def;
+  const config = routerConfig(opts.router);
+  const types = procedureTypes(opts.router);
 
   async function answer(req: IncomingMessage, res: ServerResponse, path: string, params: URLSearchParams) {
     const raw = params.get('input');
@@ -83,8 +79,7 @@ export function singleQueryHandler<TContext>(
     if (req.method !== 'GET' || !PLAIN_PATH.test(path)) return false;
     const headers = req.headers;
     if (headers['content-type'] !== undefined || headers['trpc-accept'] !== undefined || headers.accept?.includes('jsonl')) return false;
-    const proc = Object.hasOwn(procedures, path) ? procedures[path] : undefined;
-    if (proc?._def.type !== 'query') return false;
+    if (types.get(path) !== 'query') return false;
     const params = new URLSearchParams(search);
     if (params.has('batch') || params.has('connectionParams')) return false;
     answer(req, res, path, params).catch((cause: unknown) => {
