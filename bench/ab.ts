@@ -3,7 +3,8 @@
 // here both stacks run at once and take turns in short windows (AB_ROUNDS rounds of AB_WINDOW_MS per
 // path, the order alternating), so whatever else loads the machine weighs on both alike. Prints req/s
 // and each service's CPU milliseconds per request for `pasien.list` (first page) per stack and path
-// (AB_PATHS: direct, bearer, cookie). The other commit is unpacked into a temporary directory with this
+// (AB_PATHS: direct, bearer, cookie; `refresh` is a closed loop of token refreshes, AB_REFRESH_FAMILIES
+// of them, for identity's CPU per refresh). The other commit is unpacked into a temporary directory with this
 // tree's node_modules linked, so it must have the same package-lock.json. Nothing here is a test.
 import { execFileSync, execSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -18,14 +19,15 @@ import type { Stack } from '../scripts/lib/stack.ts';
 import { Browserless, issueRegistrationToken, registerClient } from '../test/support/oauth.ts';
 import { seed } from './gateway.ts';
 import { cpuSeconds } from './procstat.ts';
-import { refreshFamilies } from './refresh.ts';
+import { refreshFamilies, refreshLoad } from './refresh.ts';
 import { loadFromChild } from './wrk.ts';
 
 const TENANT = 'rs-bench';
 const REF = process.env.AB_BASE_REF ?? 'main';
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
 const WINDOW_MS = Number(process.env.AB_WINDOW_MS ?? 3000);
-const PATHS = (process.env.AB_PATHS ?? 'direct,bearer').split(',') as Array<'direct' | 'bearer' | 'cookie'>;
+const PATHS = (process.env.AB_PATHS ?? 'direct,bearer').split(',') as Array<'direct' | 'bearer' | 'cookie' | 'refresh'>;
+const REFRESH_FAMILIES = Number(process.env.AB_REFRESH_FAMILIES ?? 16);
 const listPath = `/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify({ limit: 20 }))}`;
 
 /** The commit unpacked next to this tree's node_modules (workspace links pointing into the copy). */
@@ -70,7 +72,7 @@ async function prepare(label: string, start: typeof startStack) {
       token_endpoint_auth_method: 'client_secret_post',
     });
     const browser = new Browserless(stack);
-    const [refresh] = await refreshFamilies(stack, smtp, app, browser, 1);
+    const [refresh, ...families] = await refreshFamilies(stack, smtp, app, browser, PATHS.includes('refresh') ? 1 + REFRESH_FAMILIES : 1);
     const tokenRes = await fetch(`${stack.gatewayUrl}/api/auth/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -93,8 +95,17 @@ async function prepare(label: string, start: typeof startStack) {
       bearer: { url: `${stack.gatewayUrl}${listPath}`, headers: { authorization: `Bearer ${accessToken}` } },
       cookie: { url: `${stack.gatewayUrl}${listPath}`, headers: { cookie: browser.cookie, origin: stack.publicUrl } },
     };
-    const pids = { gateway: stack.services.gateway.child.pid!, records: stack.services.records.child.pid! };
-    return { label, paths, pids, stop };
+    const pids = {
+      gateway: stack.services.gateway.child.pid!,
+      records: stack.services.records.child.pid!,
+      identity: stack.services.identity.child.pid!,
+    };
+    // Each refresh rotates its family's token: a closed loop rather than one request repeated.
+    const load = (path: (typeof PATHS)[number], durationMs: number) =>
+      path === 'refresh'
+        ? refreshLoad(stack, app, families, durationMs / 1000, 0)
+        : loadFromChild({ ...paths[path], connections: 50, durationMs });
+    return { label, load, pids, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -106,27 +117,39 @@ const stacks: Array<Awaited<ReturnType<typeof prepare>>> = [];
 try {
   const { startStack: startBase } = (await import(join(baseDir, 'scripts/lib/stack.ts'))) as { startStack: typeof startStack };
   stacks.push(await prepare(REF.replace(/\W/g, '_'), startBase), await prepare('tree', startStack));
-  const totals = new Map<string, { requests: number; seconds: number; records: number; gateway: number }>();
-  for (const s of stacks) for (const p of PATHS) await loadFromChild({ ...s.paths[p], connections: 50, durationMs: 2000 });
+  const totals = new Map<string, { requests: number; seconds: number; records: number; gateway: number; identity: number }>();
+  for (const s of stacks) for (const p of PATHS) await s.load(p, 2000);
   for (let round = 0; round < ROUNDS; round++) {
     for (const p of PATHS) {
       for (const s of round % 2 === 0 ? stacks : [...stacks].reverse()) {
-        const before = { records: cpuSeconds(s.pids.records), gateway: cpuSeconds(s.pids.gateway) };
-        const r = await loadFromChild({ ...s.paths[p], connections: 50, durationMs: WINDOW_MS });
-        const t = totals.get(`${s.label} ${p}`) ?? { requests: 0, seconds: 0, records: 0, gateway: 0 };
+        const cpu = () => ({
+          records: cpuSeconds(s.pids.records),
+          gateway: cpuSeconds(s.pids.gateway),
+          identity: cpuSeconds(s.pids.identity),
+        });
+        const before = cpu();
+        const r = await s.load(p, WINDOW_MS);
+        const after = cpu();
+        console.log(
+          `round ${round} ${s.label} ${p}: ${Math.round(r.rps)} req/s, ${[...Object.entries(after)].map(([k, v]) => `${k} ${(((v - before[k as keyof typeof before]) * 1000) / r.requests).toFixed(3)}`).join(', ')} CPU ms/req`,
+        );
+        const t = totals.get(`${s.label} ${p}`) ?? { requests: 0, seconds: 0, records: 0, gateway: 0, identity: 0 };
         t.requests += r.requests;
         t.seconds += r.requests / r.rps;
-        t.records += cpuSeconds(s.pids.records) - before.records;
-        t.gateway += cpuSeconds(s.pids.gateway) - before.gateway;
+        t.records += after.records - before.records;
+        t.gateway += after.gateway - before.gateway;
+        t.identity += after.identity - before.identity;
         totals.set(`${s.label} ${p}`, t);
       }
     }
   }
   const ms = (cpu: number, requests: number) => ((cpu * 1000) / requests).toFixed(3);
   console.log(`\n${ROUNDS} rounds of ${WINDOW_MS} ms per path and stack, 50 connections\n`);
-  console.log('| stack, path | req/s | records CPU ms/req | gateway CPU ms/req |\n|---|---|---|---|');
+  console.log('| stack, path | req/s | records CPU ms/req | gateway CPU ms/req | identity CPU ms/req |\n|---|---|---|---|---|');
   for (const [key, t] of totals)
-    console.log(`| ${key} | ${Math.round(t.requests / t.seconds)} | ${ms(t.records, t.requests)} | ${ms(t.gateway, t.requests)} |`);
+    console.log(
+      `| ${key} | ${Math.round(t.requests / t.seconds)} | ${ms(t.records, t.requests)} | ${ms(t.gateway, t.requests)} | ${ms(t.identity, t.requests)} |`,
+    );
 } finally {
   for (const s of stacks) await s.stop();
   rmSync(baseDir, { recursive: true, force: true });

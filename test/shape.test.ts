@@ -1,12 +1,14 @@
 // The repository's shape, checked: every service's `src/` has the same top-level entries, no import
 // circle anywhere, no folder reaches into a sibling folder's internals (only its `index.ts`), no source
-// file over 400 lines, and nothing refers to a folder outside the repository.
+// file over 400 lines, nothing refers to a folder outside the repository, and nothing reaches below a
+// library's public API except from its package's `src/shims/` folder.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { repoRoot } from '@simrs/platform/testing';
+import { reachesOutsideShims } from './support/library-reaches.ts';
 
 const SERVICES = ['gateway', 'services/identity', 'services/records', 'services/notifier'];
 const SOURCE_ROOTS = [...SERVICES, 'packages/contracts', 'packages/platform', 'proto'];
@@ -117,4 +119,19 @@ test('nothing refers to a folder outside the repository', () => {
   const outsideFolder = ['..', 'shared'].join('/'); // spelled so that this file does not name it itself
   const outside = tracked.filter((f) => !f.endsWith('.png') && readFileSync(join(repoRoot, f), 'utf8').includes(outsideFolder));
   assert.deepEqual(outside, []);
+});
+
+test("nothing reaches below a library's public API outside a package's src/shims/", () => {
+  const workspaces = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces;
+  // The checker and its test spell out the patterns they look for.
+  const own = new Set(['test/support/library-reaches.ts', 'test/library-reaches.test.ts']);
+  const files = tracked
+    .filter((f) => /\.(ts|tsx|js|mjs|cjs)$/.test(f) && !/(^|\/)(node_modules|dist)\//.test(f) && !f.startsWith('proto/gen/') && !own.has(f))
+    .map((path) => ({ path, text: readFileSync(join(repoRoot, path), 'utf8') }));
+  const reaches = reachesOutsideShims(files, workspaces).map((r) => `${r.file}:${r.line} ${r.what}`);
+  assert.deepEqual(
+    reaches,
+    [],
+    "use the library's public API, or move the reach into <package>/src/shims/ with its header and upgrade test",
+  );
 });

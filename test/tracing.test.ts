@@ -162,7 +162,7 @@ describe('traces', () => {
     assert.equal(list.serverAbove(validate), root);
 
     // Once records' connection has prepared the transaction's statements, BEGIN, the tenant, the
-    // statement and COMMIT go as one query (db/pipeline.ts): one span for the transaction, carrying
+    // statement and COMMIT go as one query (records' shims/pipeline.ts): one span for the transaction, carrying
     // the statement's text, still in the request's trace under records' server span.
     const since2 = otlp.spans.length;
     const again = await fetch(`${stack.gatewayUrl}/trpc/pasien.list?input=${encodeURIComponent('{"limit":5}')}`, {

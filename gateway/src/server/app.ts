@@ -21,7 +21,6 @@ import { log } from './log.ts';
 import { answerErrors, sendError } from './errors.ts';
 import { observeRequests } from './observability.ts';
 import { inSequence } from './sequence.ts';
-import { staticHeaders } from './static-headers.ts';
 
 export interface GatewayDeps {
   upstreams: Record<UpstreamName, Upstream>;
@@ -74,12 +73,7 @@ export function createApp(deps: GatewayDeps): express.Express {
 
   app.use(withRequestId);
   app.use(observeRequests());
-  // helmet's headers are the same on every response: computed once (static-headers.ts).
-  app.use(
-    staticHeaders(
-      helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'connect-src': ["'self'", ...allowedOrigins] } } }),
-    ),
-  );
+  app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'connect-src': ["'self'", ...allowedOrigins] } } }));
 
   // One count of refused credentials and one request budget, shared by every route that resolves a caller
   // and, through Redis, by every replica (PRINCIPAL_SECRET is the secret all replicas share).

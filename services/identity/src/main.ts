@@ -9,20 +9,14 @@ import { observePgPool, observeRedis } from '@simrs/platform/pool-metrics';
 import { untraced } from '@simrs/platform/spans';
 import { createRedis, pingRedis } from '@simrs/platform/redis';
 import { APIError } from 'better-auth/api';
-import { createAuth, JWT_OPTIONS, keySet, routerOnce } from './auth/index.ts';
+import { createAuth, JWT_OPTIONS, keySet } from './auth/index.ts';
+import { reserveDpopProofsInRedis, routerOnce } from './shims/index.ts';
 import { loadIdentityConfig } from './config.ts';
 import { migrateIdentity, seedDemoData } from './db/index.ts';
 import { createDirectory } from './directory/index.ts';
 import { deriveKeys } from './keys/index.ts';
 import { createMailer, createOutbox } from './mail/index.ts';
-import {
-  createOAuthClients,
-  createRegistrationTokens,
-  ensureSigningKeys,
-  reserveDpopProofsInRedis,
-  rotateSigningKey,
-  withCorrectDiscovery,
-} from './oauth/index.ts';
+import { createOAuthClients, createRegistrationTokens, ensureSigningKeys, rotateSigningKey, withCorrectDiscovery } from './oauth/index.ts';
 import { createPages } from './pages/index.ts';
 import { addIdentityService, createHttpServer, log, observeDeviceCodes } from './server/index.ts';
 import { createIdentityStorage, createRevocations, createSessions } from './sessions/index.ts';

@@ -5,13 +5,13 @@
 //
 // The pool's clients run in pipeline mode: BEGIN, set_config, the statement and COMMIT are written
 // to the socket together and answered together, one network round trip for a read; once a connection
-// has prepared them, as one query with one Sync (pipeline.ts), as the bench's database ceiling sends them.
+// has prepared them, as one query with one Sync (shims/pipeline.ts), as the bench's database ceiling sends them.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { CustomTypesConfig, QueryResultRow } from 'pg';
 import { createPool } from '@simrs/platform/db';
 import type { Pool, PoolClient } from '@simrs/platform/db';
-import { BEGIN, COMMIT, SET_TENANT, preparedOn, sendTenantStatement } from './pipeline.ts';
+import { BEGIN, COMMIT, inOneWrite, SET_TENANT, preparedOn, sendTenantStatement } from '../shims/index.ts';
 import { isUnavailable } from './unavailable.ts';
 
 const DATE_OID = 1082;
@@ -97,20 +97,6 @@ export interface TenantDb {
   one<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean; rowMode?: 'array' }): Promise<R[]>;
   /** Several statements in one transaction (committed when `work` resolves, rolled back when it throws). */
   tx<T>(work: (q: Querier) => Promise<T>): Promise<T>;
-}
-
-/**
- * Runs `send` (which queues statements on a pipelined client) with the socket corked, so that BEGIN,
- * the tenant, the statement and COMMIT leave in one write instead of four system calls.
- */
-function inOneWrite<T>(client: PoolClient, send: () => T): T {
-  const socket = (client as PoolClient & { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
-  socket?.cork?.();
-  try {
-    return send();
-  } finally {
-    socket?.uncork?.();
-  }
 }
 
 async function settle(pending: Promise<unknown>[]): Promise<void> {

@@ -5,6 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { meter } from '@simrs/platform/metrics';
 import { annotateRequest, outcomeOf } from '@simrs/platform/spans';
+import { procedureTypes } from '../shims/index.ts';
+import { openApiDocument } from './openapi.ts';
 import { appRouter } from './router.ts';
 
 const m = meter('records');
@@ -17,15 +19,14 @@ const duration = m.createHistogram('records.procedure.duration', {
   advice: { explicitBucketBoundaries: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] },
 });
 
-type Procedures = Record<string, { _def?: { meta?: { openapi?: { method: string; path: string } } } }>;
-const routerProcedures = (appRouter as unknown as { _def: { procedures: Procedures } })._def.procedures;
-const known = new Set(Object.keys(routerProcedures));
+const known = new Set(procedureTypes(appRouter).keys());
+const HTTP_METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE']);
 
-/** The REST routes (method and path template) the router declares, e.g. `GET /pasien/{id}`. */
-const restRoutes = Object.values(routerProcedures)
-  .map((p) => p._def?.meta?.openapi)
-  .filter((o): o is { method: string; path: string } => o !== undefined)
-  .map((o) => ({ method: o.method.toUpperCase(), template: o.path, pattern: new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`) }));
+/** The REST routes (method and path template) the OpenAPI document declares, e.g. `GET /pasien/{id}`. */
+const restRoutes = Object.entries(openApiDocument('').paths ?? {})
+  .flatMap(([path, item]) => Object.keys(item ?? {}).map((method) => ({ method: method.toUpperCase(), template: path })))
+  .filter((o) => HTTP_METHODS.has(o.method))
+  .map((o) => ({ ...o, pattern: new RegExp(`^${o.template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`) }));
 
 /** The declared route a REST call matched, or `{unknown}`: label values come from the router only. */
 export function restRouteOf(method: string, pathname: string, prefix: string): string {

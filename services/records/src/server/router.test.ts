@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PROCEDURES } from '../access/index.ts';
+import { procedureTypes } from '../shims/index.ts';
 import { appRouter } from './router.ts';
 
 test('every procedure of the router but healthCheck is in the matrix, with its real kind', () => {
-  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>;
-  const names = Object.keys(procedures)
-    .filter((n) => n !== 'healthCheck')
-    .sort();
+  const procedures = procedureTypes(appRouter);
+  const names = [...procedures.keys()].filter((n) => n !== 'healthCheck').sort();
   assert.deepEqual(names, Object.keys(PROCEDURES).sort());
-  for (const [name, spec] of Object.entries(PROCEDURES)) assert.equal(procedures[name]!._def.type, spec.kind, name);
+  for (const [name, spec] of Object.entries(PROCEDURES)) assert.equal(procedures.get(name), spec.kind, name);
 });

@@ -19,7 +19,7 @@ import { createFhirHandler, fhirRouteOf } from '../fhir/index.ts';
 import { BodyTooLarge, readBody } from './body.ts';
 import { cursors as makeCursors } from './cursor.ts';
 import { sendError } from './http-error.ts';
-import { singleQueryHandler } from './single-query.ts';
+import { singleQueryHandler } from '../shims/index.ts';
 import { log } from './log.ts';
 import { observeCall } from './metrics.ts';
 import { docsPage, openApiDocument } from './openapi.ts';

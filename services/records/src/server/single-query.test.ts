@@ -1,4 +1,4 @@
-// The single-query path answers exactly as tRPC's adapter does: the same status, body and headers
+// The single-query path (shims/single-query.ts) answers exactly as tRPC's adapter does: the same status, body and headers
 // (content type, Vary, Retry-After) for a success and for every kind of error, from the real router,
 // guards and error formatter, over a database handle that answers in memory. And it leaves to the
 // adapter what it does not handle (batches, mutations, encoded paths, streaming).
@@ -13,7 +13,7 @@ import type { TenantDb } from '../db/index.ts';
 import { COLUMNS } from '../pasien/index.ts';
 import { cursors } from './cursor.ts';
 import { appRouter } from './router.ts';
-import { singleQueryHandler } from './single-query.ts';
+import { singleQueryHandler } from '../shims/index.ts';
 import type { Context } from './trpc.ts';
 
 const ROW = {

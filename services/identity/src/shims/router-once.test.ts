@@ -1,4 +1,4 @@
-// Better Auth's handler with its router built once (handler.ts): the same answers as Better Auth's own
+// Better Auth's handler with its router built once (router-once.ts): the same answers as Better Auth's own
 // handler, and each request still has a context of its own, so what one request writes onto it is not
 // seen by another, also when they run at the same time.
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import type { BetterAuthOptions, BetterAuthPlugin } from 'better-auth';
 import { createAuthEndpoint } from 'better-auth/api';
 import { memoryAdapter } from 'better-auth/adapters/memory';
 import { TEST_SECRET } from '../testing/index.ts';
-import { isStaticConfiguration, routerOnce } from './handler.ts';
+import { isStaticConfiguration, routerOnce } from './router-once.ts';
 
 const BASE = 'http://identity.test';
 

@@ -1,10 +1,20 @@
-// Better Auth's `auth.handler` builds its whole endpoint table (every core endpoint made anew, with
-// its schemas) and a new router for every request it answers (better-auth 1.7: `createBetterAuth`
-// calls `router(handlerCtx, options)` per call; upstream better-auth/better-auth#10188, no fix
-// released). Under the refresh bench that was about 8 % of identity's busy profile samples. This
-// handler builds the router once and gives it, for each request, what Better Auth's own handler gives
-// it: a fresh copy of the auth context, made the same way (its own object, the context's properties
-// and prototype), so that nothing a request writes onto its context reaches another request.
+// SHIM: Better Auth's `auth.handler` with its router built once.
+//
+// Replaces: `auth.handler`, which builds its whole endpoint table (every core endpoint made anew, with
+// its schemas) and a new router for every request it answers (better-auth 1.7.6 to 1.7.25:
+// `createBetterAuth` calls `router(handlerCtx, options)` per call).
+// Below the public API: the per-request copy of the auth context that Better Auth's handler makes
+// (better-auth/dist/auth/base.mjs, copied in `copyOf`), and a Proxy standing for that context in the
+// router built once.
+// Gain measured: identity CPU per token refresh (closed loop, 16 families), `auth.handler` 9.437 ms
+// (median of 5 rounds, range 8.571-11.333) against 8.283 ms with this (range 7.615-14.179): 1.15 ms,
+// about 12 % of identity's CPU per refresh (the median of the paired per-round differences is 0.92 ms,
+// 9.8 %: at the rule's edge, on a machine at load average 17-19). `AB_BASE_REF=<this>
+// AB_PATHS=refresh AB_ROUNDS=5 node bench/ab.ts`, 2026-11-25, stacks in turns.
+// Upstream: better-auth/better-auth#10188 (router rebuilt per request; closed without a release that
+// fixes it), PR #10201 (build the router once, open); PR #10287 closed unmerged.
+// Upgrade test: router-once.test.ts (the same answers as Better Auth's own handler, request state
+// kept apart) and router-once.upgrade.test.ts (Better Auth still rebuilds its router per request).
 //
 // The router and its endpoints keep the context they were built with, so they are built over a view
 // (a Proxy) that forwards every read and write to the current request's copy, found through an

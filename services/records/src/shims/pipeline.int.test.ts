@@ -1,5 +1,5 @@
 // TenantDb.one against a real Postgres, on a pool of one connection so that every call after the
-// first finds its statements prepared and is sent as one transaction with one Sync (pipeline.ts):
+// first finds its statements prepared and is sent as one transaction with one Sync (shims/pipeline.ts):
 // the same rows as the first call, the tenant set inside the transaction and gone after it, and after
 // a failure the transaction rolled back and the connection as good as new.
 import assert from 'node:assert/strict';
@@ -7,8 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { throwawayDatabase } from '@simrs/platform/testing';
 import type { Pool } from '@simrs/platform/db';
 import { createLogger } from '@simrs/platform/logger';
-import { createAppPool, tenantDb } from './db.ts';
-import { migrateRecords } from './migrate.ts';
+import { createAppPool, migrateRecords, tenantDb } from '../db/index.ts';
 import { preparedOn } from './pipeline.ts';
 
 describe('one statement in its own transaction', () => {
