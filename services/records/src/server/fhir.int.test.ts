@@ -152,7 +152,10 @@ describe('FHIR R4 Patient', () => {
     const none = await fhirCall(r, 'GET', `/Patient/${id}/_history?_count=0`, { principal: admin });
     assert.equal(none.status, 200);
     assert.deepEqual(none.body.entry, []);
-    assert.equal(none.body.link.find((l: Json) => l.relation === 'next'), undefined);
+    assert.equal(
+      none.body.link.find((l: Json) => l.relation === 'next'),
+      undefined,
+    );
   });
 
   test('conditional create on the NIK: found answers the patient (200), not found creates (201), several 412', async () => {
