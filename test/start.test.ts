@@ -16,10 +16,11 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { databaseUrl, dropDatabase } from '@simrs/platform/db';
+import { serviceArgs } from '@simrs/platform/runtime';
 import { freePort, repoRoot, testRedisUrl, testServerUrl } from '@simrs/platform/testing';
 import { logPrinter } from '../scripts/lib/logs.ts';
 import { takeLock } from '../scripts/lib/preflight.ts';
-import { configKeys, LOCAL_PORTS, SERVICE_NAMES, settingsFromEnv, STACK_PORTS } from '../scripts/lib/settings.ts';
+import { configKeys, LOCAL_PORTS, SERVICE_DIRS, SERVICE_NAMES, settingsFromEnv, STACK_PORTS } from '../scripts/lib/settings.ts';
 import type { StackPort } from '../scripts/lib/settings.ts';
 import { stackEnv } from '../scripts/lib/stack.ts';
 
@@ -326,6 +327,15 @@ describe('the pieces', () => {
         [],
         `${service}: documented but not in src/config.ts`,
       );
+    }
+  });
+
+  test("each service's own `npm start -w` runs node as runtime.ts says (npm start and the tests start it so)", () => {
+    for (const service of SERVICE_NAMES) {
+      const manifest = JSON.parse(readFileSync(join(repoRoot, SERVICE_DIRS[service], 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      };
+      assert.equal(manifest.scripts.start, ['node', ...serviceArgs()].join(' '), `${service}'s start script`);
     }
   });
 

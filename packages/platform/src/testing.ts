@@ -1,16 +1,16 @@
-// Helpers for tests and the local launcher: loopback ports reserved machine-wide, real child processes
-// for services, throwaway databases. Nothing here is imported by production code.
+// Helpers for tests: loopback ports reserved machine-wide, real child processes for services (started
+// as runtime.ts says every service starts), throwaway databases. Nothing here is imported by production code.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { databaseUrl, ensureDatabase } from './db.ts';
-import { GC_FLAG } from './reclaim.ts';
+import { SERVICE_ENV, serviceArgs } from './runtime.ts';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -193,69 +193,8 @@ export interface ServiceProcess {
 }
 
 /**
- * The node settings every service runs with, here and in the images (the Dockerfile's CMD says the same;
- * test/build.test.ts keeps them in step). GC_FLAG lets the idle reclaim (reclaim.ts) give memory back
- * after the start and after each busy spell. The young generation is left at V8's default (it grows to
- * 2 x 64 MB under load): capping it cuts the peak under load but costs CPU on every request. Measured
- * on a quiet machine (issue 18, the README's Benchmarks), records / gateway / identity CPU per request
- * against V8's default: --max-semi-space-size=32 +3 / +10 / +11 %, =16 +31 / +20 / +26 %, =8 +52 / +37 /
- * +42 %, for peaks of about 270 / 250 / 215 MB instead of 345 in records; none reaches 200 MB. An
- * operator who would rather pay CPU than memory can add it to the container's command.
- */
-export const SERVICE_NODE_FLAGS: readonly string[] = [GC_FLAG];
-
-/**
- * glibc's allocator settings for every service (the Dockerfile's ENV says the same). Buffers freed after
- * a load stayed in malloc's arenas: at most two arenas, and a fixed trim threshold (which also stops
- * glibc from raising its mmap threshold, so large buffers are returned on free), gave the gateway about
- * 14 MB back after the bench's load (one run each way on a crowded machine; a small effect). They still
- * apply where jemalloc is not installed.
- */
-const GLIBC_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072' };
-
-/** Debian's libjemalloc2; LD_PRELOAD finds it by name in the library path on any architecture. */
-export const JEMALLOC = 'libjemalloc.so.2';
-
-/**
- * jemalloc instead of glibc's malloc (issue 18). Under the bench's load the gateway's ArrayBuffers reached
- * 40 MB (their owners survive two scavenges with the requests in flight and wait in the old generation
- * for a full collection) and grew glibc's main heap to about 60 MB; after the load about 50 MB of it was
- * free but stayed resident, because glibc gives back only the top of its main heap (malloc_info: 60 MB
- * in the heap, 49 MB of it free, 35 s after the load). jemalloc's background thread returns freed
- * pages after its decay time (ten seconds): the gateway then idles at 107-111 MB after the load instead
- * of 147-161 (README, Benchmarks). The decay stays jemalloc's own: one second (dirty_decay_ms:1000)
- * kept the peak nearer glibc's but cost up to a fifth more CPU per request in runs taken in turns
- * (freed pages returned, then faulted in again); with ten the gateway peaks 20-50 MB higher than on
- * glibc, no CPU added.
- */
-const JEMALLOC_ENV: Readonly<Record<string, string>> = { LD_PRELOAD: JEMALLOC, MALLOC_CONF: 'background_thread:true' };
-
-/** Every allocator setting the images run with (the Dockerfile installs libjemalloc2). */
-export const IMAGE_ENV: Readonly<Record<string, string>> = { ...GLIBC_ENV, ...JEMALLOC_ENV };
-
-/** Whether libjemalloc2 is installed here (a machine without it runs the services on glibc's malloc). */
-export function jemallocInstalled(dirs = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib']): boolean {
-  return dirs.some((dir) => existsSync(join(dir, JEMALLOC)));
-}
-
-/** The allocator settings every service starts with: the images', less jemalloc where it is missing. */
-export const SERVICE_ENV: Readonly<Record<string, string>> = jemallocInstalled() ? IMAGE_ENV : GLIBC_ENV;
-
-/**
- * How node starts a service in its workspace folder: the TypeScript sources (tests, npm start), or
- * with `compiled` the JavaScript that `npm run build` writes to dist/, resolving the shared workspaces
- * to their dist/ too (the `simrs-compiled` export condition), as the images run it. Compiled, no .ts
- * file is loaded, so Node's type stripper (about 25 MB of WebAssembly memory) never starts.
- */
-export function serviceArgs(compiled = false): string[] {
-  return compiled
-    ? [...SERVICE_NODE_FLAGS, '--conditions=simrs-compiled', '--import', './dist/instrumentation.js', 'dist/main.js']
-    : [...SERVICE_NODE_FLAGS, '--import', './src/instrumentation.ts', 'src/main.ts'];
-}
-
-/**
- * Starts a service (serviceArgs) in a workspace folder (e.g. "services/notifier") with the given
- * environment, collecting its output.
+ * Starts a service in a workspace folder (e.g. "services/notifier") with the given environment, as
+ * every service starts (runtime.ts: serviceArgs, SERVICE_ENV), collecting its output.
  */
 export function startService(
   name: string,
