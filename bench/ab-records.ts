@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { repoRoot, testServerUrl } from '@simrs/platform/testing';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { recordsAppUrl } from '../scripts/lib/stack.ts';
 import type { Stack, startStack } from '../scripts/lib/stack.ts';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { repoRoot, testServerUrl } from '@simrs/platform/testing';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';

@@ -11,7 +11,7 @@
 import pg from 'pg';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { testServerUrl } from '@simrs/platform/testing';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { build } from '../scripts/build.ts';
 import { recordsAppUrl, startStack } from '../scripts/lib/stack.ts';

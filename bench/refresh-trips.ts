@@ -5,7 +5,7 @@
 // trips to the database (pool connects are left out). Run alone: `node bench/refresh-trips.ts`.
 import { randomBytes } from 'node:crypto';
 import { testServerUrl } from '@simrs/platform/testing';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { testServerUrl } from '@simrs/platform/testing';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';

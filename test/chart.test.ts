@@ -1,4 +1,4 @@
-// charts/simrs, with the real helm (scripts/lib/helm.ts): `helm lint --strict` and helm's refusals
+// charts/simrs, with the real helm (test/support/k8s-tools.ts): `helm lint --strict` and helm's refusals
 // (unknown values keys, too old a Kubernetes); renders it with the default values, every
 // deploy/values-*.yaml and every `helm install` command of its README, then checks every rendered
 // object against the Kubernetes schemas (unknown fields included), the security and availability
@@ -784,7 +784,7 @@ function effective(stages: Map<string, Stage>, name: string): { env: Record<stri
 /** What the image sets for itself rather than for node: the environment kind, and a writable home. */
 const IMAGE_OWN_ENV = ['NODE_ENV', 'HOME', 'TMPDIR'];
 
-test("every service image runs node exactly as runtime.ts says: its options, its command, its allocator", () => {
+test('every service image runs node exactly as runtime.ts says: its options, its command, its allocator', () => {
   const stages = dockerStages();
   const components = new Set(scenarios[0]!.objects.filter((o) => o.kind === 'Deployment').map(componentOf));
   assert.equal(components.size, 4);

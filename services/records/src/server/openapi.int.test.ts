@@ -1,10 +1,10 @@
 // The integration interface: REST over the same procedures, the OpenAPI 3.1 document, the docs page.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertValidFhir } from '@simrs/platform/fhir-validation';
+import { assertValidFhir } from '@simrs/platform/testing/fhir-validation';
 import { pasienOutput, pasienPage } from '../pasien/index.ts';
-import { assertEnvelope, dataOf, newPasien, startRecords } from './testkit.ts';
-import type { RecordsUnderTest } from './testkit.ts';
+import { assertEnvelope, dataOf, newPasien, startRecords } from '../testing/index.ts';
+import type { RecordsUnderTest } from '../testing/index.ts';
 
 describe('integration interface', () => {
   let r: RecordsUnderTest;
