@@ -22,12 +22,12 @@ import { Browserless, issueRegistrationToken, registerClient } from '../test/sup
 import { seedUsers } from '../test/support/users.ts';
 import { pasienListStatement, pgbenchCeiling } from './ceiling.ts';
 import type { LoadResult } from './load.ts';
-import { conditions, printTable } from './load.ts';
+import { printTable } from './load.ts';
 import os from 'node:os';
 import { cpuBetween, cpuByPid, measureUsage, pidsOf, reapedChildrenCpuSeconds, rssMb } from './procstat.ts';
 import type { Usage } from './procstat.ts';
 import { DOCTOR, refreshFamilies, refreshLoad } from './refresh.ts';
-import { loadFromChild } from './wrk.ts';
+import { conditions, loadFromChild } from './wrk.ts';
 
 const TENANT = 'rs-bench';
 const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 5);

@@ -21,9 +21,10 @@ import {
 } from '../test/support/oauth.ts';
 import type { RegisteredClient } from '../test/support/oauth.ts';
 import { seedUsers } from '../test/support/users.ts';
-import { conditions, printTable, summarize } from './load.ts';
+import { printTable, summarize } from './load.ts';
 import type { LoadResult } from './load.ts';
 import { cpuSeconds, measureUsage } from './procstat.ts';
+import { conditions } from './wrk.ts';
 
 export const DOCTOR = 'dokter@rs-bench.test';
 
