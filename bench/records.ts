@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
-import { FAMILY, FEMALE, MALE, PLACES } from '../services/records/src/pasien/synth.ts';
+import { FAMILY, FEMALE, MALE, PLACES } from '@simrs/records/synth';
 import { percentile } from './load.ts';
 
 export interface Row {
