@@ -1,7 +1,8 @@
 // The repository's shape, checked: every service's `src/` has the same top-level entries, no import
-// circle anywhere, no folder reaches into a sibling folder's internals (only its
-// `index.ts`), test support lives where test/README.md says and production code never loads it, no
-// source file over 400 lines, and nothing refers to a folder outside the repository.
+// circle anywhere (the bench included), no folder reaches into a sibling folder's internals (only its
+// `index.ts`), test support lives where test/README.md says and production code never loads it, the
+// bench reaches the workspaces only as their users do, no source file over 400 lines, and nothing
+// refers to a folder outside the repository.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -101,6 +102,10 @@ test('no import circle', () => {
   assert.deepEqual(circlesAmong(sources), [], 'files that import each other, directly or around a loop');
 });
 
+test('no import circle in the bench', () => {
+  assert.deepEqual(circlesAmong(tracked.filter((f) => isSource(f) && f.startsWith('bench/'))), [], 'bench files that import each other');
+});
+
 test("no folder imports a sibling folder's internals", () => {
   const offenders: string[] = [];
   for (const service of SERVICES) {
@@ -163,6 +168,15 @@ test('production code loads no test support and no package that only tests insta
     }
   }
   assert.deepEqual(offenders, [], 'a domain index.ts or any other production module must not load test-only code');
+});
+
+test('the bench reaches the workspaces as their users do: running them, or through their package exports', () => {
+  const workspaces = [...SOURCE_ROOTS, 'dashboard'];
+  const internal = tracked
+    .filter((f) => isSource(f) && f.startsWith('bench/'))
+    .flatMap((f) => importsOf(f).map((target) => `${f} -> ${target}`))
+    .filter((edge) => workspaces.some((w) => edge.split(' -> ')[1]!.startsWith(`${w}/src/`)));
+  assert.deepEqual(internal, [], "import a workspace's module through its package.json exports, or start it");
 });
 
 test(`no source file over ${MAX_LINES} lines`, () => {
