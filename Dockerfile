@@ -8,10 +8,10 @@
 # packages/{contracts,platform} and the service (src/, migrations/, ...; .dockerignore keeps tests,
 # node_modules and local data out), with each one's dist/: the sources as plain JavaScript
 # (scripts/build.ts, the `build` stage). The services run dist/ (the `simrs-compiled` export condition
-# resolves the shared workspaces there too), so Node's type stripper and its ~25 MB of WebAssembly memory
-# never load (issue 18). The node options in CMD are the services' (SERVICE_NODE_FLAGS in
-# packages/platform/src/testing.ts says why; test/build.test.ts keeps the two in step). It runs as uid
-# 10001 on a read-only root filesystem (the chart mounts an emptyDir on /tmp).
+# resolves the shared workspaces there too), so Node's type stripper and its WebAssembly memory never
+# load. Each CMD and the allocator ENV are what packages/platform/src/runtime.ts says every service runs
+# with (it says why; test/chart.test.ts compares the two). It runs as uid 10001 on a read-only root
+# filesystem (the chart mounts an emptyDir on /tmp).
 # Pin NODE_IMAGE by digest in CI (node:24-bookworm-slim@sha256:...). BUILD_IMAGE runs `npm ci` and
 # defaults to NODE_IMAGE; `npm run images` passes a runtime base without npm and a build base with it
 # when it has to make both locally (no registry), so the runtime layers never carry npm at all.
@@ -83,8 +83,7 @@ RUN node scripts/build.ts
 
 # --- runtime base: no package managers, non-root, shared workspaces ---------------------------------
 FROM ${NODE_IMAGE} AS runtime
-# jemalloc (Debian's libjemalloc2) for the services: SERVICE_ENV in packages/platform/src/testing.ts says
-# why. The local base (scripts/lib/containers.ts) has it from debootstrap already; the official one gets it here.
+# jemalloc (Debian's libjemalloc2) for the services: packages/platform/src/runtime.ts says why. The local base (scripts/lib/containers.ts) has it from debootstrap already; the official one gets it here.
 RUN if ! ls /usr/lib/*-linux-gnu/libjemalloc.so.2 >/dev/null 2>&1; then \
       apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libjemalloc2 \
       && rm -rf /var/lib/apt/lists/*; fi
@@ -93,7 +92,7 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
  && groupadd --system --gid 10001 simrs \
  && useradd --system --uid 10001 --gid simrs --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin simrs
 # Allocator settings (jemalloc preloaded; glibc's for anything that runs without it): IMAGE_ENV in
-# packages/platform/src/testing.ts says why, and test/chart.test.ts keeps the two in step.
+# packages/platform/src/runtime.ts, compared with this by test/chart.test.ts.
 ENV NODE_ENV=production HOME=/tmp TMPDIR=/tmp MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072
 ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true
 WORKDIR /app

@@ -1,34 +1,59 @@
-// `AB_BASE_REF=main node bench/ab.ts`: this working tree against another commit, measured in turns.
-// On a machine shared with other work, two bench runs a minute apart can differ by a factor of two;
-// here both stacks run at once and take turns in short windows (AB_ROUNDS rounds of AB_WINDOW_MS per
-// path, the order alternating), so whatever else loads the machine weighs on both alike. Prints req/s
-// and each service's CPU milliseconds per request for `pasien.list` (first page) per stack and path
-// (AB_PATHS: direct, bearer, cookie; `refresh` is a closed loop of token refreshes, AB_REFRESH_FAMILIES
-// of them, for identity's CPU per refresh). The other commit is unpacked into a temporary directory with this
-// tree's node_modules linked, so it must have the same package-lock.json. Nothing here is a test.
+// `node bench/ab.ts`: this working tree against another, both stacks running at once and measured in
+// turns. On a machine shared with other work, two bench runs a minute apart can differ by a factor of
+// two; taking turns in short windows (AB_ROUNDS rounds of AB_WINDOW_MS per path and tree, the order
+// alternating) makes whatever else loads the machine weigh on both alike. Nothing here is a test.
+//
+// The other tree: AB_BASE_DIR (another worktree, as it is), or AB_BASE_REF (a commit, default main,
+// unpacked into a temporary directory with this tree's node_modules linked, so it must have the same
+// package-lock.json). Two modes (AB_MODE):
+//   paths (default)  pasien.list (first page) by each path of AB_PATHS (direct, bearer, cookie): req/s
+//                    and records' and the gateway's CPU milliseconds per request.
+//   records          pasien.list straight to records for each input of AB_INPUTS (first, siti), with the
+//                    database's ceiling (pgbench, ceiling.ts) taken in every round: req/s, records' and
+//                    its Postgres backends' CPU milliseconds per request, req/s ÷ ceiling per round.
+// AB_COMPILED=1 runs both trees compiled, as the images do (the default in records mode; 0 runs the
+// sources). AB_BASE_ENV and AB_TREE_ENV (JSON) add settings to each tree's records; AB_PROFILE_DIR
+// writes records' --cpu-prof there.
 import { execFileSync, execSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { signPrincipal } from '@simrs/contracts/principal';
-import { repoRoot, testServerUrl } from '@simrs/platform/testing';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
+import { testServerUrl } from '@simrs/platform/testing';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
+import { repoRoot } from '../scripts/lib/paths.ts';
 import { startRedisServer } from '../scripts/lib/redis.ts';
-import { startStack } from '../scripts/lib/stack.ts';
-import type { Stack } from '../scripts/lib/stack.ts';
-import { Browserless, issueRegistrationToken, registerClient } from '../test/support/oauth.ts';
-import { seed } from './gateway.ts';
-import { cpuSeconds } from './procstat.ts';
-import { refreshFamilies, refreshLoad } from './refresh.ts';
+import { recordsAppUrl } from '../scripts/lib/stack.ts';
+import type { Stack, startStack } from '../scripts/lib/stack.ts';
+import { pasienListStatements, pgbenchCeiling } from './ceiling.ts';
+import { doctorPaths, listPath, recordsBackends, seed } from './gateway.ts';
+import type { ListTarget } from './gateway.ts';
+import { cpuBetween, cpuByPid, cpuSeconds } from './procstat.ts';
+import { TENANT } from './records.ts';
 import { loadFromChild } from './wrk.ts';
 
-const TENANT = 'rs-bench';
-const REF = process.env.AB_BASE_REF ?? 'main';
-const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
-const WINDOW_MS = Number(process.env.AB_WINDOW_MS ?? 3000);
-const PATHS = (process.env.AB_PATHS ?? 'direct,bearer').split(',') as Array<'direct' | 'bearer' | 'cookie' | 'refresh'>;
-const REFRESH_FAMILIES = Number(process.env.AB_REFRESH_FAMILIES ?? 16);
-const listPath = `/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify({ limit: 20 }))}`;
+const RECORDS_MODE = process.env.AB_MODE === 'records';
+if (!RECORDS_MODE && (process.env.AB_MODE ?? 'paths') !== 'paths') throw new Error('AB_MODE is paths or records');
+const ROUNDS = Number(process.env.AB_ROUNDS ?? (RECORDS_MODE ? 4 : 6));
+const WINDOW_MS = Number(process.env.AB_WINDOW_MS ?? (RECORDS_MODE ? 5000 : 3000));
+const COMPILED = (process.env.AB_COMPILED ?? (RECORDS_MODE ? '1' : '0')) === '1';
+const CONNECTIONS = 50;
+/** Records' pool, and so the ceiling's connection count. */
+const POOL = 10;
+const INPUTS: Record<string, unknown> = { first: { limit: 20 }, siti: { q: 'siti', limit: 20 } };
+const KEYS = (RECORDS_MODE ? (process.env.AB_INPUTS ?? 'first,siti') : (process.env.AB_PATHS ?? 'direct,bearer')).split(',');
+const PROFILE = process.env.AB_PROFILE_DIR;
+
+interface Tree {
+  label: string;
+  stack: Stack;
+  targets: Record<string, ListTarget>;
+  /** Starts counting CPU; the returned function gives each process's CPU seconds since. */
+  meter(): Promise<() => Record<string, number>>;
+  stop(): Promise<void>;
+}
 
 /** The commit unpacked next to this tree's node_modules (workspace links pointing into the copy). */
 function unpack(ref: string): string {
@@ -46,111 +71,140 @@ function unpack(ref: string): string {
   return dir;
 }
 
-async function prepare(label: string, start: typeof startStack) {
+/** What is measured on a tree: records straight (records mode) or every path of AB_PATHS. */
+async function targetsOf(stack: Stack, smtp: Awaited<ReturnType<typeof startSmtpPeer>>): Promise<Record<string, ListTarget>> {
+  if (!RECORDS_MODE) {
+    const paths = (await doctorPaths(stack, smtp, 0)).paths(INPUTS.first);
+    return Object.fromEntries(KEYS.map((k) => [k, paths[k as keyof typeof paths]]));
+  }
+  const principal = await signPrincipal(
+    { userId: randomUUID(), tenantId: TENANT, role: 'doctor', scopes: ['simrs:read', 'simrs:write'] },
+    stack.secrets.principal,
+    3600,
+  );
+  const target = (k: string) => ({ url: `${stack.urls.records}${listPath(INPUTS[k])}`, headers: { 'x-simrs-principal': principal } });
+  return Object.fromEntries(KEYS.map((k) => [k, target(k)]));
+}
+
+/** CPU seconds of records and the gateway (paths mode) or of records and its Postgres backends (records mode). */
+async function meterOf(stack: Stack): Promise<{ meter: Tree['meter']; close(): Promise<void> }> {
+  const pids = { records: stack.services.records.child.pid!, gateway: stack.services.gateway.child.pid! };
+  if (!RECORDS_MODE) {
+    const meter = async () => {
+      const before = { records: cpuSeconds(pids.records), gateway: cpuSeconds(pids.gateway) };
+      return () => ({ records: cpuSeconds(pids.records) - before.records, gateway: cpuSeconds(pids.gateway) - before.gateway });
+    };
+    return { meter, close: async () => {} };
+  }
+  const owner = new pg.Client({ connectionString: stack.databases.records });
+  await owner.connect();
+  const meter = async () => {
+    const backends = await recordsBackends(owner, stack.databases.records);
+    const before = { records: cpuSeconds(pids.records), postgres: cpuByPid(backends) };
+    return () => ({ records: cpuSeconds(pids.records) - before.records, postgres: cpuBetween(before.postgres, cpuByPid(backends)) });
+  };
+  return { meter, close: () => owner.end() };
+}
+
+/** The stack of the tree in `dir`, started with that tree's own stack runner, seeded, its targets ready. */
+async function startTree(label: string, dir: string, recordsEnv: Record<string, string>): Promise<Tree> {
+  if (COMPILED) execFileSync(process.execPath, [join(dir, 'scripts/build.ts')], { cwd: dir, stdio: 'ignore' });
+  const { startStack: start } = (await import(join(dir, 'scripts/lib/stack.ts'))) as { startStack: typeof startStack };
   const [redis, smtp] = await Promise.all([startRedisServer(), startSmtpPeer()]);
-  const stack: Stack = await start({
-    postgresUrl: testServerUrl,
-    dbPrefix: `b_ab_${label}_${Date.now()}_`,
-    redisUrl: redis.url,
-    smtpUrl: smtp.url,
-    env: {
-      all: { LOG_LEVEL: 'warn' },
-      gateway: { RATE_LIMIT_PER_MINUTE: '100000000' },
-      identity: { TOKEN_LIMIT_PER_IP_PER_MINUTE: '10000000' },
-    },
-  });
+  let stack: Stack | undefined;
+  let metered: Awaited<ReturnType<typeof meterOf>> | undefined;
   const stop = async () => {
-    await stack.stop().catch(() => {});
+    await metered?.close().catch(() => {});
+    await stack?.stop().catch(() => {});
     await Promise.all([redis.stop(), smtp.stop()]).catch(() => {});
   };
   try {
+    const profile: Record<string, string> = PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE}/${label}` } : {};
+    stack = await start({
+      compiled: COMPILED,
+      postgresUrl: testServerUrl,
+      dbPrefix: `b_ab_${label}_${Date.now()}_`,
+      redisUrl: redis.url,
+      smtpUrl: smtp.url,
+      env: {
+        all: { LOG_LEVEL: 'warn' },
+        gateway: { RATE_LIMIT_PER_MINUTE: '100000000' },
+        identity: { TOKEN_LIMIT_PER_IP_PER_MINUTE: '10000000' },
+        records: { DB_POOL_MAX: String(POOL), ...recordsEnv, ...profile },
+      },
+    });
     await seed(stack);
-    const app = await registerClient(stack, await issueRegistrationToken(stack, `admin@${TENANT}.test`), {
-      client_name: 'Benchmark',
-      redirect_uris: ['http://127.0.0.1:9/callback'],
-      application_type: 'native',
-      token_endpoint_auth_method: 'client_secret_post',
-    });
-    const browser = new Browserless(stack);
-    const [refresh, ...families] = await refreshFamilies(stack, smtp, app, browser, PATHS.includes('refresh') ? 1 + REFRESH_FAMILIES : 1);
-    const tokenRes = await fetch(`${stack.gatewayUrl}/api/auth/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: refresh!,
-        client_id: app.clientId,
-        client_secret: app.clientSecret!,
-      }),
-    });
-    const { access_token: accessToken } = (await tokenRes.json()) as { access_token: string };
-    const doctorId = ((await (await browser.fetch('/api/auth/get-session')).json()) as { user: { id: string } }).user.id;
-    const principal = await signPrincipal(
-      { userId: doctorId, tenantId: TENANT, role: 'doctor', scopes: ['simrs:read', 'simrs:write'] },
-      stack.secrets.principal,
-      3600,
-    );
-    const paths = {
-      direct: { url: `${stack.urls.records}${listPath}`, headers: { 'x-simrs-principal': principal } },
-      bearer: { url: `${stack.gatewayUrl}${listPath}`, headers: { authorization: `Bearer ${accessToken}` } },
-      cookie: { url: `${stack.gatewayUrl}${listPath}`, headers: { cookie: browser.cookie, origin: stack.publicUrl } },
-    };
-    const pids = {
-      gateway: stack.services.gateway.child.pid!,
-      records: stack.services.records.child.pid!,
-      identity: stack.services.identity.child.pid!,
-    };
-    // Each refresh rotates its family's token: a closed loop rather than one request repeated.
-    const load = (path: (typeof PATHS)[number], durationMs: number) =>
-      path === 'refresh'
-        ? refreshLoad(stack, app, families, durationMs / 1000, 0)
-        : loadFromChild({ ...paths[path], connections: 50, durationMs });
-    return { label, load, pids, stop };
+    metered = await meterOf(stack);
+    return { label, stack, targets: await targetsOf(stack, smtp), meter: metered.meter, stop };
   } catch (err) {
     await stop();
     throw err;
   }
 }
 
-const baseDir = unpack(REF);
-const stacks: Array<Awaited<ReturnType<typeof prepare>>> = [];
-try {
-  const { startStack: startBase } = (await import(join(baseDir, 'scripts/lib/stack.ts'))) as { startStack: typeof startStack };
-  stacks.push(await prepare(REF.replace(/\W/g, '_'), startBase), await prepare('tree', startStack));
-  const totals = new Map<string, { requests: number; seconds: number; records: number; gateway: number; identity: number }>();
-  for (const s of stacks) for (const p of PATHS) await s.load(p, 2000);
+interface Total {
+  requests: number;
+  seconds: number;
+  cpu: Record<string, number>;
+  ratios: number[];
+}
+
+/** Every round: per key, the ceiling (records mode), then each tree for one window, the order alternating. */
+async function measure(trees: Tree[]): Promise<Map<string, Total>> {
+  const totals = new Map<string, Total>();
+  const statements = RECORDS_MODE
+    ? await pasienListStatements(
+        trees[0]!.stack,
+        TENANT,
+        KEYS.map((k) => INPUTS[k]),
+      )
+    : [];
+  const ceilingUrl = recordsAppUrl(trees[0]!.stack.databases.records);
+  const seconds = Math.max(1, Math.round(WINDOW_MS / 1000));
+  for (const tree of trees) for (const k of KEYS) await loadFromChild({ ...tree.targets[k]!, connections: CONNECTIONS, durationMs: 2000 });
   for (let round = 0; round < ROUNDS; round++) {
-    for (const p of PATHS) {
-      for (const s of round % 2 === 0 ? stacks : [...stacks].reverse()) {
-        const cpu = () => ({
-          records: cpuSeconds(s.pids.records),
-          gateway: cpuSeconds(s.pids.gateway),
-          identity: cpuSeconds(s.pids.identity),
-        });
-        const before = cpu();
-        const r = await s.load(p, WINDOW_MS);
-        const after = cpu();
-        console.log(
-          `round ${round} ${s.label} ${p}: ${Math.round(r.rps)} req/s, ${[...Object.entries(after)].map(([k, v]) => `${k} ${(((v - before[k as keyof typeof before]) * 1000) / r.requests).toFixed(3)}`).join(', ')} CPU ms/req`,
-        );
-        const t = totals.get(`${s.label} ${p}`) ?? { requests: 0, seconds: 0, records: 0, gateway: 0, identity: 0 };
+    for (const [i, k] of KEYS.entries()) {
+      const ceiling = RECORDS_MODE ? await pgbenchCeiling(ceilingUrl, TENANT, statements[i]!, POOL, seconds) : undefined;
+      for (const tree of round % 2 === 0 ? trees : [...trees].reverse()) {
+        const spent = await tree.meter();
+        const r = await loadFromChild({ ...tree.targets[k]!, connections: CONNECTIONS, durationMs: WINDOW_MS });
+        const cpu = spent();
+        const t = totals.get(`${tree.label} ${k}`) ?? { requests: 0, seconds: 0, cpu: {}, ratios: [] };
         t.requests += r.requests;
         t.seconds += r.requests / r.rps;
-        t.records += after.records - before.records;
-        t.gateway += after.gateway - before.gateway;
-        t.identity += after.identity - before.identity;
-        totals.set(`${s.label} ${p}`, t);
+        for (const [name, s] of Object.entries(cpu)) t.cpu[name] = (t.cpu[name] ?? 0) + s;
+        if (ceiling) t.ratios.push(Math.round((r.rps / ceiling.tps) * 100) / 100);
+        totals.set(`${tree.label} ${k}`, t);
+        const against = ceiling ? `, ceiling ${Math.round(ceiling.tps)}` : '';
+        console.error(`round ${round} ${tree.label} ${k}: ${Math.round(r.rps)} req/s${against}`);
       }
     }
   }
+  return totals;
+}
+
+function print(totals: Map<string, Total>): void {
+  const processes = [...new Set([...totals.values()].flatMap((t) => Object.keys(t.cpu)))];
+  const columns = ['req/s', ...processes.map((p) => `${p} CPU ms/req`), ...(RECORDS_MODE ? ['req/s ÷ ceiling per round'] : [])];
   const ms = (cpu: number, requests: number) => ((cpu * 1000) / requests).toFixed(3);
-  console.log(`\n${ROUNDS} rounds of ${WINDOW_MS} ms per path and stack, 50 connections\n`);
-  console.log('| stack, path | req/s | records CPU ms/req | gateway CPU ms/req | identity CPU ms/req |\n|---|---|---|---|---|');
-  for (const [key, t] of totals)
-    console.log(
-      `| ${key} | ${Math.round(t.requests / t.seconds)} | ${ms(t.records, t.requests)} | ${ms(t.gateway, t.requests)} | ${ms(t.identity, t.requests)} |`,
-    );
+  console.log(`\n${ROUNDS} rounds of ${WINDOW_MS} ms per ${RECORDS_MODE ? 'input' : 'path'} and tree, ${CONNECTIONS} connections\n`);
+  console.log(`| tree, ${RECORDS_MODE ? 'input' : 'path'} | ${columns.join(' | ')} |\n|---|${columns.map(() => '---|').join('')}`);
+  for (const [key, t] of totals) {
+    const cells = [Math.round(t.requests / t.seconds), ...processes.map((p) => ms(t.cpu[p] ?? 0, t.requests))];
+    if (RECORDS_MODE) cells.push(t.ratios.join(', '));
+    console.log(`| ${key} | ${cells.join(' | ')} |`);
+  }
+}
+
+const envOf = (v: string | undefined) => (v ? (JSON.parse(v) as Record<string, string>) : {});
+const baseRef = process.env.AB_BASE_DIR ? undefined : (process.env.AB_BASE_REF ?? 'main');
+const baseDir = process.env.AB_BASE_DIR ?? unpack(baseRef!);
+const trees: Tree[] = [];
+try {
+  trees.push(await startTree(baseRef?.replace(/\W/g, '_') ?? 'base', baseDir, envOf(process.env.AB_BASE_ENV)));
+  trees.push(await startTree('tree', repoRoot, envOf(process.env.AB_TREE_ENV)));
+  print(await measure(trees));
 } finally {
-  for (const s of stacks) await s.stop();
-  rmSync(baseDir, { recursive: true, force: true });
+  for (const tree of trees) await tree.stop();
+  if (baseRef) rmSync(baseDir, { recursive: true, force: true });
 }

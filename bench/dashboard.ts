@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { testServerUrl } from '@simrs/platform/testing';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { FIRST_LOAD_BUDGET_BYTES, firstLoad } from '../dashboard/first-load.ts';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';

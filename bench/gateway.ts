@@ -8,28 +8,29 @@
 // idle and at its peak under load. Targets are printed, met or SHORT; nothing here is a test.
 // Run alone: `node bench/gateway.ts` (BENCH_GATEWAY_SECONDS, BENCH_GATEWAY_CONNECTIONS,
 // BENCH_REFRESH_FAMILIES=0 to skip refreshes, BENCH_PROFILE_DIR=<dir> to write each service's --cpu-prof there).
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { signPrincipal } from '@simrs/contracts/principal';
+import { syntheticPasien } from '@simrs/records/synth';
 import { testServerUrl } from '@simrs/platform/testing';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
+import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { build } from '../scripts/build.ts';
 import { recordsAppUrl, startStack } from '../scripts/lib/stack.ts';
 import type { ServiceName, Stack } from '../scripts/lib/stack.ts';
-import { seedTenant } from '../services/records/src/db/seed.ts';
-import { syntheticPasien } from '../services/records/src/pasien/synth.ts';
-import { Browserless, issueRegistrationToken, registerClient } from '../test/support/oauth.ts';
+import { Browserless } from '../test/support/oauth.ts';
 import { seedUsers } from '../test/support/users.ts';
-import { pasienListStatement, pgbenchCeiling } from './ceiling.ts';
+import { pasienListStatements, pgbenchCeiling } from './ceiling.ts';
 import type { LoadResult } from './load.ts';
-import { conditions, printTable } from './load.ts';
+import { printTable } from './load.ts';
 import os from 'node:os';
 import { cpuBetween, cpuByPid, measureUsage, pidsOf, reapedChildrenCpuSeconds, rssMb } from './procstat.ts';
 import type { Usage } from './procstat.ts';
-import { DOCTOR, refreshFamilies, refreshLoad } from './refresh.ts';
-import { loadFromChild } from './wrk.ts';
+import { accessTokenFrom, DOCTOR, refreshFamilies, refreshLoad, registerBenchClient } from './refresh.ts';
+import { TENANT } from './records.ts';
+import { conditions, loadFromChild } from './wrk.ts';
 
-const TENANT = 'rs-bench';
 const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_GATEWAY_CONNECTIONS ?? 50);
 const REFRESH_FAMILIES = Number(process.env.BENCH_REFRESH_FAMILIES ?? 32);
@@ -43,7 +44,7 @@ const NODE_OPTIONS = [process.env.BENCH_NODE_OPTIONS, PROFILE_DIR ? `--cpu-prof 
   .filter(Boolean)
   .join(' ');
 const SERVICES: ServiceName[] = ['gateway', 'identity', 'records', 'notifier'];
-const listPath = (input: unknown) => `/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify(input))}`;
+export const listPath = (input: unknown) => `/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify(input))}`;
 const FIRST_PAGE = { limit: 20 };
 const NAME_SEARCH = { q: 'siti', limit: 20 };
 
@@ -149,22 +150,68 @@ function machineBoundRows(direct: Measured, bearer: Measured): Row[] {
   ];
 }
 
-/** The bench tenant: its admin and doctor, 300 patients (also used by ab.ts). */
+/**
+ * The bench tenant: its admin and doctor, and 300 patients registered one after the other through
+ * records' own API (so their medical record numbers follow the same order every run). Also used by ab.ts.
+ */
 export async function seed(stack: Stack): Promise<void> {
   await seedUsers(stack, [
     { email: `admin@${TENANT}.test`, tenant: TENANT, role: 'tenant_admin' },
     { email: DOCTOR, tenant: TENANT, role: 'doctor' },
   ]);
+  const principal = await signPrincipal(
+    { userId: randomUUID(), tenantId: TENANT, role: 'registration_clerk', scopes: ['simrs:read', 'simrs:write'] },
+    stack.secrets.principal,
+    600,
+  );
+  for (let i = 0; i < 300; i++) {
+    const res = await fetch(`${stack.urls.records}/trpc/pasien.create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-simrs-principal': principal },
+      body: JSON.stringify(syntheticPasien(7, i)),
+    });
+    if (res.status !== 200) throw new Error(`pasien.create answered ${res.status}: ${await res.text()}`);
+  }
   const owner = new pg.Client({ connectionString: stack.databases.records });
   await owner.connect();
-  await seedTenant(
-    owner,
-    TENANT,
-    Array.from({ length: 300 }, (_, i) => syntheticPasien(7, i)),
-    'bench',
-  );
   await owner.query('vacuum analyze records.pasien, records.pasien_nama');
   await owner.end();
+}
+
+/** The pids of the Postgres backends records' pool holds open on its database (by application_name). */
+export async function recordsBackends(owner: pg.ClientBase, recordsUrl: string): Promise<number[]> {
+  const db = new URL(recordsUrl).pathname.slice(1);
+  const sql = "select pid from pg_stat_activity where datname = $1 and application_name = 'records'";
+  return (await owner.query<{ pid: number }>(sql, [db])).rows.map((r) => r.pid);
+}
+
+export interface ListTarget {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * The bench doctor on every way to pasien.list: a signed principal straight to records, an OAuth bearer
+ * token and a session cookie through the gateway. Also `families` refresh-token families of the
+ * doctor's for a refresh load. Also used by ab.ts.
+ */
+export async function doctorPaths(stack: Stack, smtp: SmtpPeer, families: number) {
+  const app = await registerBenchClient(stack, TENANT);
+  const browser = new Browserless(stack);
+  const tokens = await refreshFamilies(stack, smtp, app, browser, families + 1);
+  const accessToken = await accessTokenFrom(stack, app, tokens.pop()!);
+  const doctorId = ((await (await browser.fetch('/api/auth/get-session')).json()) as { user: { id: string } }).user.id;
+  const principal = await signPrincipal(
+    { userId: doctorId, tenantId: TENANT, role: 'doctor', scopes: ['simrs:read', 'simrs:write'] },
+    stack.secrets.principal,
+    3600,
+  );
+  const paths = (input: unknown): Record<'direct' | 'bearer' | 'cookie', ListTarget> => ({
+    direct: { url: `${stack.urls.records}${listPath(input)}`, headers: { 'x-simrs-principal': principal } },
+    bearer: { url: `${stack.gatewayUrl}${listPath(input)}`, headers: { authorization: `Bearer ${accessToken}` } },
+    cookie: { url: `${stack.gatewayUrl}${listPath(input)}`, headers: { cookie: browser.cookie, origin: stack.publicUrl } },
+  });
+  return { app, families: tokens, paths };
 }
 
 export async function benchGateway(): Promise<Row[]> {
@@ -195,37 +242,7 @@ export async function benchGateway(): Promise<Row[]> {
     await new Promise((r) => setTimeout(r, IDLE_WAIT_MS));
     const idle = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
 
-    const app = await registerClient(stack, await issueRegistrationToken(stack, `admin@${TENANT}.test`), {
-      client_name: 'Benchmark',
-      redirect_uris: ['http://127.0.0.1:9/callback'],
-      application_type: 'native',
-      token_endpoint_auth_method: 'client_secret_post',
-    });
-    const browser = new Browserless(stack);
-    const families = await refreshFamilies(stack, smtp, app, browser, REFRESH_FAMILIES + 1);
-    const tokenRes = await fetch(`${stack.gatewayUrl}/api/auth/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: families.pop()!,
-        client_id: app.clientId,
-        client_secret: app.clientSecret!,
-      }),
-    });
-    const { access_token: accessToken } = (await tokenRes.json()) as { access_token: string };
-    const doctorId = ((await (await browser.fetch('/api/auth/get-session')).json()) as { user: { id: string } }).user.id;
-    const principal = await signPrincipal(
-      { userId: doctorId, tenantId: TENANT, role: 'doctor', scopes: ['simrs:read', 'simrs:write'] },
-      stack.secrets.principal,
-      600,
-    );
-
-    const paths = (input: unknown) => ({
-      direct: { url: `${stack!.urls.records}${listPath(input)}`, headers: { 'x-simrs-principal': principal } },
-      bearer: { url: `${stack!.gatewayUrl}${listPath(input)}`, headers: { authorization: `Bearer ${accessToken}` } },
-      cookie: { url: `${stack!.gatewayUrl}${listPath(input)}`, headers: { cookie: browser.cookie, origin: stack!.publicUrl } },
-    });
+    const { app, families, paths } = await doctorPaths(stack, smtp, REFRESH_FAMILIES);
     const options = { connections: CONNECTIONS, durationMs: SECONDS * 1000 };
     // Warm every path up first (JIT, connection pools, Postgres' cache), so that whichever is measured
     // first is not the one paying for it.
@@ -236,16 +253,11 @@ export async function benchGateway(): Promise<Row[]> {
     const peak = { ...warmup.usage.peakRss };
     const owner = new pg.Client({ connectionString: stack.databases.records });
     await owner.connect();
-    const recordsDb = new URL(stack.databases.records).pathname.slice(1);
     const redisPids = pidsOf('redis-server', `:${redis.port}`);
     const measured = async (path: { url: string; headers: Record<string, string> }) => {
       // Records' backends as they are now (its pool keeps them open between runs; one closed during the
       // run is left out, one opened during it is not seen: either shows as a lower postgres figure).
-      const backends = (
-        await owner.query<{ pid: number }>("select pid from pg_stat_activity where datname = $1 and application_name = 'records'", [
-          recordsDb,
-        ])
-      ).rows.map((r) => r.pid);
+      const backends = await recordsBackends(owner, stack!.databases.records);
       const before = { pg: cpuByPid(backends), redis: cpuByPid(redisPids), wrk: reapedChildrenCpuSeconds() };
       const { result, usage } = await measureUsage(pids, () => loadFromChild({ ...path, ...options }));
       const pathCpu: PathCpu = {
@@ -259,15 +271,16 @@ export async function benchGateway(): Promise<Row[]> {
 
     const appUrl = recordsAppUrl(stack.databases.records);
     const rows: Row[] = [];
+    const [firstPage, nameSearch] = await pasienListStatements(stack, TENANT, [FIRST_PAGE, NAME_SEARCH]);
     const cases = [
-      { label: 'first page', input: FIRST_PAGE, through: true },
-      { label: 'name search "siti"', input: NAME_SEARCH, through: false },
+      { label: 'first page', input: FIRST_PAGE, statement: firstPage!, through: true },
+      { label: 'name search "siti"', input: NAME_SEARCH, statement: nameSearch!, through: false },
     ];
     let bearerRatio = 0;
     let cookieRatio = 0;
     for (const c of cases) {
       // The ceiling and the paths back to back, so that whatever else loads the machine weighs on both.
-      const ceiling = await pgbenchCeiling(appUrl, TENANT, await pasienListStatement(TENANT, c.input), POOL, SECONDS);
+      const ceiling = await pgbenchCeiling(appUrl, TENANT, c.statement, POOL, SECONDS);
       rows.push({ name: `database ceiling, pasien.list ${c.label} (pgbench, ${POOL} connections)`, 'req/s': Math.round(ceiling.tps) });
       const direct = await measured(paths(c.input).direct);
       rows.push(row(`pasien.list ${c.label} straight to records`, direct.result, direct.usage, direct.pathCpu));

@@ -1,8 +1,7 @@
 // A small closed-loop load generator: `connections` requests in flight over keep-alive connections for
-// a fixed time, recording each latency. Bounded in time; loopback targets only.
-import os from 'node:os';
+// a fixed time, recording each latency. Bounded in time; loopback targets only. Also the figures every
+// bench part reports with: percentiles, a window's summary, the printed table.
 import { Pool } from 'undici';
-import { loadGenerator } from './wrk.ts';
 
 export interface LoadResult {
   requests: number;
@@ -77,12 +76,6 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const seconds = (Date.now() - Math.max(measuredFrom, 0)) / 1000;
   await pool.close();
   return summarize(latencies, errors, seconds);
-}
-
-/** What the figures were measured beside: the machine's load and the load generator. */
-export function conditions(): string {
-  const [one, five] = os.loadavg();
-  return `${os.cpus().length} cores, load average ${one!.toFixed(2)} / ${five!.toFixed(2)} (1 / 5 min), load generator: ${loadGenerator}`;
 }
 
 /** Prints rows as an aligned text table. */

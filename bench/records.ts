@@ -10,7 +10,8 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
-import { FAMILY, FEMALE, MALE, PLACES } from '../services/records/src/pasien/synth.ts';
+import { FAMILY, FEMALE, MALE, PLACES } from '@simrs/records/synth';
+import { percentile } from './load.ts';
 
 export interface Row {
   name: string;
@@ -61,10 +62,6 @@ export async function load(owner: pg.Client, from: number, to: number): Promise<
     await owner.query('commit');
   }
   await owner.query('vacuum analyze records.pasien, records.pasien_nama');
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 interface Target {

@@ -5,19 +5,19 @@
 // trips to the database (pool connects are left out). Run alone: `node bench/refresh-trips.ts`.
 import { randomBytes } from 'node:crypto';
 import { testServerUrl } from '@simrs/platform/testing';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
-import { Browserless, issueRegistrationToken, registerClient } from '../test/support/oauth.ts';
+import { Browserless } from '../test/support/oauth.ts';
 import { otlpEnv, startOtlpReceiver } from '../test/support/otlp.ts';
 import type { ReceivedSpan } from '../test/support/otlp.ts';
 import { CLIENT, isDb } from '../test/support/traces.ts';
 import { seedUsers } from '../test/support/users.ts';
 import { printTable } from './load.ts';
-import { DOCTOR, refreshFamilies } from './refresh.ts';
+import { TENANT } from './records.ts';
+import { DOCTOR, refreshFamilies, registerBenchClient } from './refresh.ts';
 
-const TENANT = 'rs-bench';
 const REFRESHES = 5;
 
 type Row = Record<string, string | number>;
@@ -54,12 +54,7 @@ export async function benchRefreshTrips(): Promise<Row[]> {
       { email: `admin@${TENANT}.test`, tenant: TENANT, role: 'tenant_admin' },
       { email: DOCTOR, tenant: TENANT, role: 'doctor' },
     ]);
-    const app = await registerClient(stack, await issueRegistrationToken(stack, `admin@${TENANT}.test`), {
-      client_name: 'Round trips',
-      redirect_uris: ['http://127.0.0.1:9/callback'],
-      application_type: 'native',
-      token_endpoint_auth_method: 'client_secret_post',
-    });
+    const app = await registerBenchClient(stack, TENANT, 'Round trips');
     let [refreshToken] = await refreshFamilies(stack, smtp, app, new Browserless(stack), 1);
     const traces: string[] = [];
     for (let i = 0; i < REFRESHES; i++) {

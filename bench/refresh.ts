@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { testServerUrl } from '@simrs/platform/testing';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
@@ -21,11 +21,34 @@ import {
 } from '../test/support/oauth.ts';
 import type { RegisteredClient } from '../test/support/oauth.ts';
 import { seedUsers } from '../test/support/users.ts';
-import { conditions, printTable, summarize } from './load.ts';
+import { printTable, summarize } from './load.ts';
 import type { LoadResult } from './load.ts';
 import { cpuSeconds, measureUsage } from './procstat.ts';
+import { conditions } from './wrk.ts';
 
 export const DOCTOR = 'dokter@rs-bench.test';
+
+/** The bench's OAuth client in `tenant` (a confidential native app), registered by the tenant's admin. */
+export async function registerBenchClient(stack: Stack, tenant: string, name = 'Benchmark'): Promise<RegisteredClient> {
+  return registerClient(stack, await issueRegistrationToken(stack, `admin@${tenant}.test`), {
+    client_name: name,
+    redirect_uris: ['http://127.0.0.1:9/callback'],
+    application_type: 'native',
+    token_endpoint_auth_method: 'client_secret_post',
+  });
+}
+
+/** An access token from one refresh grant (the family's next refresh token is dropped). */
+export async function accessTokenFrom(stack: Stack, app: RegisteredClient, refreshToken: string): Promise<string> {
+  const res = await fetch(`${stack.gatewayUrl}/api/auth/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: refreshGrantForm(app, refreshToken),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`no access token: ${JSON.stringify(body)}`);
+  return body.access_token;
+}
 
 /** Refresh-token grants from the authorization code flow (one family each), for `REFRESH_FAMILIES` workers. */
 export async function refreshFamilies(
@@ -164,12 +187,7 @@ export async function benchRefresh(): Promise<Array<Record<string, string | numb
       { email: `admin@${tenant}.test`, tenant, role: 'tenant_admin' },
       { email: DOCTOR, tenant, role: 'doctor' },
     ]);
-    const app = await registerClient(stack, await issueRegistrationToken(stack, `admin@${tenant}.test`), {
-      client_name: 'Benchmark',
-      redirect_uris: ['http://127.0.0.1:9/callback'],
-      application_type: 'native',
-      token_endpoint_auth_method: 'client_secret_post',
-    });
+    const app = await registerBenchClient(stack, tenant);
     const families = await refreshFamilies(stack, smtp, app, new Browserless(stack), count);
     await refreshLoad(stack, app, families, 2, 0); // JIT, pools, Postgres' cache
     const postgres = await postgresBackends(stack.databases.identity);

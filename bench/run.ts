@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, printed as tables. Speed and memory targets live here, never in
 // timed tests. BENCH_ONLY=records|gateway|refresh|dashboard|trips runs one part.
-import { conditions, printTable } from './load.ts';
+import { printTable } from './load.ts';
+import { conditions } from './wrk.ts';
 
 type Bench = () => Promise<Array<Record<string, string | number>>>;
 

@@ -3,7 +3,7 @@
 // loop of load.ts in a child node process. Loopback targets only, bounded in time.
 import { execFile, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -61,4 +61,10 @@ export function loadFromChild(options: LoadOptions): Promise<LoadResult> {
   const url = new URL(options.url);
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new Error('load tests target loopback only');
   return hasWrk && (options.method ?? 'GET') === 'GET' ? withWrk(options) : withNodeChild({ ...options, warmupMs: 0 });
+}
+
+/** What the figures were measured beside: the machine's load and the load generator. */
+export function conditions(): string {
+  const [one, five] = os.loadavg();
+  return `${os.cpus().length} cores, load average ${one!.toFixed(2)} / ${five!.toFixed(2)} (1 / 5 min), load generator: ${loadGenerator}`;
 }

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { loadConfig, urlWith, z } from '@simrs/platform/config';
 import { databaseUrl, ensureDatabase } from '@simrs/platform/db';
-import { repoRoot } from '@simrs/platform/testing';
+import { repoRoot } from './lib/paths.ts';
 import { recordsAppUrl } from './lib/stack.ts';
 
 const env = loadConfig(z.object({ DATABASE_URL: urlWith('postgres', 'postgresql') }));

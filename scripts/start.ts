@@ -24,7 +24,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig, port, urlWith, z } from '@simrs/platform/config';
-import { repoRoot } from '@simrs/platform/testing';
+import { repoRoot } from './lib/paths.ts';
 import { eachLine, logPrinter } from './lib/logs.ts';
 import { postmasterPid, startEmbeddedPostgres } from './lib/postgres.ts';
 import { portProblems, postgresProblem, redisProblem, takeLock } from './lib/preflight.ts';

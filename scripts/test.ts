@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '@simrs/platform/testing';
+import { repoRoot } from './lib/paths.ts';
 import { startEmbeddedPostgres } from './lib/postgres.ts';
 import { REDIS_INSTALL_HINT, redisServerAvailable, startRedisServer } from './lib/redis.ts';
 

@@ -10,8 +10,8 @@ import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
 import { testServerUrl, waitFor } from '@simrs/platform/testing';
 import { addVirtualAuthenticator, launchBrowser } from './support/browser.ts';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
-import type { SmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
+import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { isOtpMail, otpFrom, seedUsers, sessionCookie, signInWithOtp } from './support/users.ts';
 
 let stack: Stack;

@@ -17,8 +17,8 @@ import { launchBrowser } from './support/browser.ts';
 import type { Browser, Page } from 'playwright-core';
 import { apiQuery, Browserless, DEVICE_CODE_GRANT, issueRegistrationToken, registerClient } from './support/oauth.ts';
 import type { RegisteredClient } from './support/oauth.ts';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
-import type { SmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
+import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { isOtpMail, otpFrom, seedUsers } from './support/users.ts';
 
 const TTL_SECONDS = 12;

@@ -8,8 +8,8 @@ import { startRedisServer } from '../scripts/lib/redis.ts';
 import type { RedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
-import type { SmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
+import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { isOtpMail, otpFrom, seedUsers } from './support/users.ts';
 
 const PUBLIC = 'https://simrs.example.test';

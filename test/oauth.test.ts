@@ -38,8 +38,8 @@ import {
   within,
 } from './support/oauth.ts';
 import type { RegisteredClient } from './support/oauth.ts';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
-import type { SmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
+import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { isOtpMail, otpFrom, seedUsers } from './support/users.ts';
 
 const run = promisify(execFile);

@@ -20,7 +20,7 @@ import type { Stack } from '../scripts/lib/stack.ts';
 import { render } from './support/helm.ts';
 import { scrape } from './support/prom.ts';
 import { seedUsers, signInWithOtp } from './support/users.ts';
-import type { SmtpPeer } from '@simrs/platform/smtp-peer';
+import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 
 const read = (file: string) => readFileSync(path.join(repoRoot, file), 'utf8');
 const operations = read('docs/operations.md');

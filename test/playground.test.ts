@@ -14,8 +14,8 @@ import type { RedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
 import { launchBrowser } from './support/browser.ts';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
-import type { SmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
+import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { Browserless, issueRegistrationToken, registerClient, tokensFor } from './support/oauth.ts';
 import { seedUsers, signInWithOtp } from './support/users.ts';
 

@@ -7,8 +7,8 @@
 // CapabilityStatement the stack serves, so new ones are swept without editing this file.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
-import type { SmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
+import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { testServerUrl } from '@simrs/platform/testing';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import type { RedisServer } from '../scripts/lib/redis.ts';

@@ -1,7 +1,9 @@
 // The repository's shape, checked: every service's `src/` has the same top-level entries, no import
-// circle anywhere, no folder reaches into a sibling folder's internals (only its `index.ts`), no source
-// file over 400 lines, nothing refers to a folder outside the repository, and nothing reaches below a
-// library's public API except from its package's `src/shims/` folder.
+// circle anywhere (the bench included), no folder reaches into a sibling folder's internals (only its
+// `index.ts`), test support lives where test/README.md says and production code never loads it, the
+// bench reaches the workspaces only as their users do, no source file over 400 lines, nothing refers
+// to a folder outside the repository, and nothing reaches below a library's public API except from its
+// package's `src/shims/` folder.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -20,18 +22,29 @@ const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--excl
 
 const isSource = (f: string) => /\.(ts|tsx|js|mjs)$/.test(f) && !f.startsWith('proto/gen/') && !/(^|\/)(node_modules|dist)\//.test(f);
 
-/** Relative imports of a file, resolved to repository paths. */
-function importsOf(file: string): string[] {
+/** Every module specifier a file imports or re-exports (statically or with import()), and whether only types. */
+function specifiersOf(file: string): Array<{ specifier: string; typeOnly: boolean }> {
   const text = readFileSync(join(repoRoot, file), 'utf8');
-  const found: string[] = [];
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]/g)) {
-    found.push(relative(repoRoot, resolve(repoRoot, dirname(file), m[1]!)));
+  const found: Array<{ specifier: string; typeOnly: boolean }> = [];
+  for (const m of text.matchAll(/^\s*(?:import|export)\s+(type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]/gm)) {
+    found.push({ specifier: m[2]!, typeOnly: Boolean(m[1]) });
   }
-  for (const m of text.matchAll(/\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g)) {
-    found.push(relative(repoRoot, resolve(repoRoot, dirname(file), m[1]!)));
-  }
+  for (const m of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) found.push({ specifier: m[1]!, typeOnly: false });
   return found;
 }
+
+/** Relative imports of a file, resolved to repository paths. */
+function importsOf(file: string): string[] {
+  return specifiersOf(file)
+    .filter((s) => /^\.{1,2}\//.test(s.specifier))
+    .map((s) => relative(repoRoot, resolve(repoRoot, dirname(file), s.specifier)));
+}
+
+/** Test support: test files, the cross-service tests' folder, and each workspace's src/testing/. */
+const isTestSupport = (f: string) => /\.test\.ts$/.test(f) || f.startsWith('test/') || /(^|\/)src\/testing\//.test(f);
+
+/** What the images run: the workspaces' sources, less their tests and test support. */
+const production = () => tracked.filter((f) => isSource(f) && SOURCE_ROOTS.some((r) => f.startsWith(`${r}/`)) && !isTestSupport(f));
 
 test('every service has the same top-level entries in src/', () => {
   for (const service of SERVICES) {
@@ -53,8 +66,8 @@ test('every service has the same top-level entries in src/', () => {
   }
 });
 
-test('no import circle', () => {
-  const sources = tracked.filter((f) => isSource(f) && SOURCE_ROOTS.some((r) => f.startsWith(`${r}/`)) && !/\.test\.ts$/.test(f));
+/** Files that import each other, directly or around a loop: one list per circle. */
+function circlesAmong(sources: string[]): string[][] {
   const graph = new Map(sources.map((f) => [f, importsOf(f).filter((i) => sources.includes(i))]));
   // Tarjan's strongly connected components: any component of more than one file is a circle.
   let index = 0;
@@ -83,7 +96,16 @@ test('no import circle', () => {
     }
   };
   for (const v of graph.keys()) if (!meta.has(v)) visit(v);
-  assert.deepEqual(circles, [], 'files that import each other, directly or around a loop');
+  return circles;
+}
+
+test('no import circle', () => {
+  const sources = tracked.filter((f) => isSource(f) && SOURCE_ROOTS.some((r) => f.startsWith(`${r}/`)) && !/\.test\.ts$/.test(f));
+  assert.deepEqual(circlesAmong(sources), [], 'files that import each other, directly or around a loop');
+});
+
+test('no import circle in the bench', () => {
+  assert.deepEqual(circlesAmong(tracked.filter((f) => isSource(f) && f.startsWith('bench/'))), [], 'bench files that import each other');
 });
 
 test("no folder imports a sibling folder's internals", () => {
@@ -105,6 +127,58 @@ test("no folder imports a sibling folder's internals", () => {
     }
   }
   assert.deepEqual(offenders, [], 'import a sibling folder only through its index.ts');
+});
+
+/** The package a bare specifier names ('@scope/name/sub' -> '@scope/name'). */
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+/** Packages only ever installed as devDependencies: none of them is in an image. */
+function testOnlyPackages(): Set<string> {
+  const manifests = ['.', ...SOURCE_ROOTS, 'dashboard'].map(
+    (dir) => JSON.parse(readFileSync(join(repoRoot, dir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>,
+  );
+  const shipped = new Set(manifests.flatMap((m) => Object.keys(m.dependencies ?? {})));
+  return new Set(manifests.flatMap((m) => Object.keys(m.devDependencies ?? {})).filter((name) => !shipped.has(name)));
+}
+
+test("test support lives in test/support/ or a workspace's src/testing/, entered by its index.ts", () => {
+  const misplaced = tracked.filter(
+    (f) => isSource(f) && !isTestSupport(f) && /(^|\/)(testing|testkit|test-kit|harness|fixtures?)\.tsx?$/.test(f),
+  );
+  assert.deepEqual(misplaced, [], 'test support outside a testing/ folder');
+  const kits = [...new Set(tracked.filter((f) => /\/src\/testing\//.test(f)).map((f) => f.slice(0, f.indexOf('/src/testing/'))))];
+  assert.ok(kits.length >= 4, `workspaces with a test kit: ${kits.join(', ')}`);
+  for (const workspace of kits) assert.ok(tracked.includes(`${workspace}/src/testing/index.ts`), `${workspace}/src/testing/index.ts`);
+});
+
+test('production code loads no test support and no package that only tests install', () => {
+  const testOnly = testOnlyPackages();
+  assert.ok(testOnly.has('smtp-server') && testOnly.has('@medplum/core'), 'the test-only packages are known');
+  const offenders: string[] = [];
+  for (const file of production()) {
+    for (const { specifier, typeOnly } of specifiersOf(file)) {
+      if (/^\.{1,2}\//.test(specifier)) {
+        const target = relative(repoRoot, resolve(repoRoot, dirname(file), specifier));
+        if (isTestSupport(target)) offenders.push(`${file} -> ${target}`);
+      } else if (/^@simrs\/[^/]+\/testing(\/|$)/.test(specifier) || (!typeOnly && testOnly.has(packageOf(specifier)))) {
+        offenders.push(`${file} -> ${specifier}`);
+      }
+    }
+  }
+  assert.deepEqual(offenders, [], 'a domain index.ts or any other production module must not load test-only code');
+});
+
+test('the bench reaches the workspaces as their users do: running them, or through their package exports', () => {
+  const workspaces = [...SOURCE_ROOTS, 'dashboard'];
+  const internal = tracked
+    .filter((f) => isSource(f) && f.startsWith('bench/'))
+    .flatMap((f) => importsOf(f).map((target) => `${f} -> ${target}`))
+    .filter((edge) => workspaces.some((w) => edge.split(' -> ')[1]!.startsWith(`${w}/src/`)));
+  assert.deepEqual(internal, [], "import a workspace's module through its package.json exports, or start it");
 });
 
 test(`no source file over ${MAX_LINES} lines`, () => {

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import * as oidc from 'openid-client';
 import { decodeJwt } from 'jose';
 import { PATIENT_CLAIM } from '@simrs/contracts/oauth';
-import { assertValidFhir } from '@simrs/platform/fhir-validation';
+import { assertValidFhir } from '@simrs/platform/testing/fhir-validation';
 import { makeNik } from '../services/records/src/pasien/index.ts';
 import { launchBrowser } from './support/browser.ts';
 import { Browserless, codeFlow, issueRegistrationToken, navigate, registerClient, startOAuthWorld, tokensFor } from './support/oauth.ts';

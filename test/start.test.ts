@@ -8,17 +8,18 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { freePort } from '@simrs/platform/testing';
+import { serviceArgs } from '@simrs/platform/runtime';
+import { freePort, repoRoot } from '@simrs/platform/testing';
 import { logPrinter } from '../scripts/lib/logs.ts';
 import { takeLock } from '../scripts/lib/preflight.ts';
-import { configKeys, LOCAL_PORTS, SERVICE_NAMES, settingsFromEnv, STACK_PORTS } from '../scripts/lib/settings.ts';
+import { configKeys, LOCAL_PORTS, SERVICE_DIRS, SERVICE_NAMES, settingsFromEnv, STACK_PORTS } from '../scripts/lib/settings.ts';
 import type { StackPort } from '../scripts/lib/settings.ts';
 import { stackEnv } from '../scripts/lib/stack.ts';
 import {
@@ -281,6 +282,15 @@ describe('the pieces', () => {
         if (WIRED.has(key)) assert.notEqual(env[key], `set-${key}`, `${service}.${key} is the stack's`);
         else assert.equal(env[key], `set-${key}`, `${service}.${key} passes through`);
       }
+    }
+  });
+
+  test("each service's own `npm start -w` runs node as runtime.ts says (npm start and the tests start it so)", () => {
+    for (const service of SERVICE_NAMES) {
+      const manifest = JSON.parse(readFileSync(join(repoRoot, SERVICE_DIRS[service], 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      };
+      assert.equal(manifest.scripts.start, ['node', ...serviceArgs()].join(' '), `${service}'s start script`);
     }
   });
 

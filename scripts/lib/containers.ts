@@ -8,7 +8,7 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rm
 import type { WriteStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { repoRoot } from '@simrs/platform/testing';
+import { repoRoot } from './paths.ts';
 
 export const SERVICES = ['gateway', 'identity', 'records', 'notifier'] as const;
 export type ImageService = (typeof SERVICES)[number];

@@ -1,7 +1,7 @@
 // Starts scripts/reaper.ts for npm start, when there is something for it to watch: see there why it exists.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { repoRoot } from '@simrs/platform/testing';
+import { repoRoot } from './paths.ts';
 
 export interface Reaper {
   /** Stop `pid` with `signal` should npm start die without stopping it. */

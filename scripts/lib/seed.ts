@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { repoRoot } from '@simrs/platform/testing';
+import { repoRoot } from './paths.ts';
 import { eachLine, LastLines, messageOf } from './logs.ts';
 import type { LineSink } from './logs.ts';
 import type { Stack } from './stack.ts';

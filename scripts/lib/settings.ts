@@ -5,7 +5,7 @@
 // docs/settings.md list the same variables (a test keeps them in step).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '@simrs/platform/testing';
+import { repoRoot } from './paths.ts';
 
 export type ServiceName = 'notifier' | 'identity' | 'records' | 'gateway';
 export const SERVICE_NAMES: readonly ServiceName[] = ['gateway', 'identity', 'records', 'notifier'];

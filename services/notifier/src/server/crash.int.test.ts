@@ -11,8 +11,8 @@ import { Health, HealthCheckResponse_ServingStatus } from '@simrs/proto/gen/grpc
 import { DeliveryState, Template } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
 import { createClient, grpc, isStatus } from '@simrs/proto/grpc';
 import { throwawayDatabase, waitFor } from '@simrs/platform/testing';
-import { smtpPeer, startNotifier } from './testkit.ts';
-import type { RunningNotifier } from './testkit.ts';
+import { smtpPeer, startNotifier } from '../testing/index.ts';
+import type { RunningNotifier } from '../testing/index.ts';
 
 describe('notifier across SIGKILL (real SMTP peer, real Postgres)', { timeout: 120_000 }, () => {
   const peer = smtpPeer();

@@ -9,8 +9,8 @@ import { createClient } from '@simrs/proto/grpc';
 import { Health, HealthCheckResponse_ServingStatus } from '@simrs/proto/gen/grpc/health/v1/health_pb';
 import { DeliveryState, Template } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
 import { throwawayDatabase, waitFor } from '@simrs/platform/testing';
-import { smtpPeer, startNotifier } from './testkit.ts';
-import type { RunningNotifier } from './testkit.ts';
+import { smtpPeer, startNotifier } from '../testing/index.ts';
+import type { RunningNotifier } from '../testing/index.ts';
 
 describe('notifier delivery (two replicas, real SMTP peer)', { timeout: 120_000 }, () => {
   const peer = smtpPeer();

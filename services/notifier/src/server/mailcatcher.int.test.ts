@@ -11,8 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import nodemailer from 'nodemailer';
 import { repoRoot, throwawayDatabase, waitFor } from '@simrs/platform/testing';
 import { Template } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb';
-import { startNotifier } from './testkit.ts';
-import type { RunningNotifier } from './testkit.ts';
+import { startNotifier } from '../testing/index.ts';
+import type { RunningNotifier } from '../testing/index.ts';
 
 describe('development mail catcher', { timeout: 60_000 }, () => {
   let dir: string;

@@ -7,7 +7,7 @@ import { normalizePhone, syntheticPasien, WRITABLE } from '../pasien/index.ts';
 import type { Pasien } from '../pasien/index.ts';
 import { EXT, fromPatient, NIK_SYSTEM, toPatient } from './mapping.ts';
 import { FhirError } from './outcome.ts';
-import { assertValidFhir } from '@simrs/platform/fhir-validation';
+import { assertValidFhir } from '@simrs/platform/testing/fhir-validation';
 
 const TENANT = 'rs-demo';
 

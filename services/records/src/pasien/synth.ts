@@ -1,6 +1,7 @@
 // Deterministic synthetic patients for development and benchmarks: Indonesian names, places and
 // addresses, NIKs that pass validation (province and district codes, birth date, +40 for women).
-// Nothing here is real data; the same seed always gives the same patients.
+// Nothing here is real data; the same seed always gives the same patients. The package exports this
+// module (`@simrs/records/synth`) for the bench, which loads patients in bulk.
 import { makeNik } from './nik.ts';
 import type { CreatePasienInput } from './schema.ts';
 

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { assertEnvelope, dataOf, newPasien, startRecords } from './testkit.ts';
-import type { RecordsUnderTest } from './testkit.ts';
+import { assertEnvelope, dataOf, newPasien, startRecords } from '../testing/index.ts';
+import type { RecordsUnderTest } from '../testing/index.ts';
 
 interface AuditRow {
   tenant_id: string;

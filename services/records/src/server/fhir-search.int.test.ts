@@ -4,9 +4,9 @@
 // (refusals as OperationOutcomes), and an audit row for every read, search and write.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertValidFhir } from '@simrs/platform/fhir-validation';
-import { assertOutcome, countRows, dataOf, fhirCall, patientFor, startRecords } from './testkit.ts';
-import type { Json, RecordsUnderTest } from './testkit.ts';
+import { assertValidFhir } from '@simrs/platform/testing/fhir-validation';
+import { assertOutcome, countRows, dataOf, fhirCall, patientFor, startRecords } from '../testing/index.ts';
+import type { Json, RecordsUnderTest } from '../testing/index.ts';
 
 const NIK = 'https://fhir.kemkes.go.id/id/nik';
 const ids = (bundle: Json): string[] =>

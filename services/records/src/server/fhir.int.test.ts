@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fromPatient, toPatient } from '../fhir/index.ts';
 import { WRITABLE } from '../pasien/index.ts';
-import { assertOutcome, dataOf, fhirCall, newPasien, patientFor, startRecords } from './testkit.ts';
-import type { Json, RecordsUnderTest } from './testkit.ts';
+import { assertOutcome, dataOf, fhirCall, newPasien, patientFor, startRecords } from '../testing/index.ts';
+import type { Json, RecordsUnderTest } from '../testing/index.ts';
 
 const NIK = 'https://fhir.kemkes.go.id/id/nik';
 

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { assertEnvelope, dataOf, newPasien, startRecords } from './testkit.ts';
-import type { Reply, RecordsUnderTest } from './testkit.ts';
+import { assertEnvelope, dataOf, newPasien, startRecords } from '../testing/index.ts';
+import type { Reply, RecordsUnderTest } from '../testing/index.ts';
 
 const MAX = 8192;
 

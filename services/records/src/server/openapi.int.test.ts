@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sessionCookieName } from '@simrs/contracts/cookie';
-import { assertValidFhir } from '@simrs/platform/fhir-validation';
+import { assertValidFhir } from '@simrs/platform/testing/fhir-validation';
 import { pasienOutput, pasienPage } from '../pasien/index.ts';
-import { assertEnvelope, dataOf, newPasien, startRecords } from './testkit.ts';
-import type { RecordsUnderTest } from './testkit.ts';
+import { assertEnvelope, dataOf, newPasien, startRecords } from '../testing/index.ts';
+import type { RecordsUnderTest } from '../testing/index.ts';
 
 describe('integration interface', () => {
   let r: RecordsUnderTest;

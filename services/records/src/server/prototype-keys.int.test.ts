@@ -4,8 +4,8 @@
 // member instead of nothing; every answer here must be a 4xx or 2xx in the surface's own error shape.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertEnvelope, assertOutcome, dataOf, fhirCall, newPasien, startRecords } from './testkit.ts';
-import type { RecordsUnderTest } from './testkit.ts';
+import { assertEnvelope, assertOutcome, dataOf, fhirCall, newPasien, startRecords } from '../testing/index.ts';
+import type { RecordsUnderTest } from '../testing/index.ts';
 
 const NAMES = [...Object.getOwnPropertyNames(Object.prototype), 'prototype'];
 

@@ -6,8 +6,8 @@ import { signPrincipal } from '@simrs/contracts/principal';
 import { ROLES } from '@simrs/contracts/access';
 import { PROCEDURES, roleMay } from '../access/index.ts';
 import type { ProcedureName } from '../access/index.ts';
-import { assertEnvelope, dataOf, newPasien, startRecords } from './testkit.ts';
-import type { RecordsUnderTest } from './testkit.ts';
+import { assertEnvelope, dataOf, newPasien, startRecords } from '../testing/index.ts';
+import type { RecordsUnderTest } from '../testing/index.ts';
 
 describe('RBAC and scopes', () => {
   let r: RecordsUnderTest;

@@ -8,8 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { freePort, startService, throwawayDatabase, waitFor, waitForReady } from '@simrs/platform/testing';
 import { signPrincipal } from '@simrs/contracts/principal';
-import { appUrlFor, assertEnvelope, dataOf, newPasien } from './testkit.ts';
-import type { Reply } from './testkit.ts';
+import { appUrlFor, assertEnvelope, dataOf, newPasien } from '../testing/index.ts';
+import type { Reply } from '../testing/index.ts';
 
 /** A TCP relay to Postgres that the test can cut and restore. */
 function relay(targetPort: number) {

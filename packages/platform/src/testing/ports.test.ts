@@ -6,17 +6,17 @@ import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { freePort, portLockDir, portWindow, reservePort } from './testing.ts';
+import { freePort, portLockDir, portWindow, reservePort } from './ports.ts';
 
-const testingModule = fileURLToPath(new URL('./testing.ts', import.meta.url));
+const portsModule = fileURLToPath(new URL('./ports.ts', import.meta.url));
 
 /**
- * Runs `body` in a fresh node process that has imported testing.ts as `t`; resolves with what it
+ * Runs `body` in a fresh node process that has imported ports.ts as `t`; resolves with what it
  * printed as JSON. With `holdUntilReleased`, the child prints and then keeps its reservations until
  * release() is called (it exits when its stdin closes).
  */
 function inChild(body: string) {
-  const script = `const t = await import(${JSON.stringify(testingModule)}); const result = await (async () => { ${body} })();
+  const script = `const t = await import(${JSON.stringify(portsModule)}); const result = await (async () => { ${body} })();
     process.stdout.write(JSON.stringify(result) + '\\n'); process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';

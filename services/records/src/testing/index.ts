@@ -8,7 +8,7 @@ import { signPrincipal } from '@simrs/contracts/principal';
 import type { Principal } from '@simrs/contracts/principal';
 import { SESSION_SCOPES } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
-import { assertValidFhir } from '@simrs/platform/fhir-validation';
+import { assertValidFhir } from '@simrs/platform/testing/fhir-validation';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
 import { makeNik } from '../pasien/index.ts';

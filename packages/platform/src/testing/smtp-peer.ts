@@ -1,8 +1,7 @@
 // A real SMTP peer for tests (smtp-server), keeping every message it accepts, parsed with postal-mime.
-// Test-only, like testing.ts: no production code imports it.
 import PostalMime from 'postal-mime';
 import { SMTPServer } from 'smtp-server';
-import { waitFor } from './testing.ts';
+import { waitFor } from './index.ts';
 
 export interface ReceivedMail {
   to: string[];

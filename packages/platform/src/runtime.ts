@@ -1,0 +1,69 @@
+// How a service process runs: its node options, its allocator, how node is pointed at its code. One
+// place for every way a service starts: `npm start` (scripts/lib/stack.ts), the tests that start real
+// processes (`startService` in ./testing), the images (the Dockerfile's CMD and ENV, compared with
+// this module by test/chart.test.ts) and the chart (which sets none of these, so the image's apply;
+// test/chart.test.ts keeps it so). The measurements behind each choice are in the README's Benchmarks.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { GC_FLAG } from './reclaim.ts';
+
+/**
+ * The node options every service runs with. GC_FLAG lets the idle reclaim (reclaim.ts) give memory back
+ * after the start and after each busy spell. The heap is left at V8's defaults, the young generation
+ * included: capping the semi-space lowers the peak under load but costs CPU on every request. An
+ * operator who would rather pay CPU than memory can add `--max-semi-space-size` to the container's command.
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = [GC_FLAG];
+
+/**
+ * The export condition that resolves the shared workspaces to their compiled dist/ (their package.json
+ * `exports`), so that a compiled service never loads a .ts file and Node's type stripper, with its
+ * WebAssembly memory, never starts.
+ */
+export const COMPILED_CONDITION = '--conditions=simrs-compiled';
+
+/**
+ * How node starts a service in its workspace folder: the TypeScript sources (tests, npm start), or
+ * with `compiled` the JavaScript that `npm run build` writes to dist/, as the images run it.
+ */
+export function serviceArgs(compiled = false): string[] {
+  return compiled
+    ? [...SERVICE_NODE_FLAGS, COMPILED_CONDITION, '--import', './dist/instrumentation.js', 'dist/main.js']
+    : [...SERVICE_NODE_FLAGS, '--import', './src/instrumentation.ts', 'src/main.ts'];
+}
+
+/**
+ * How the chart's migration Jobs run a service's migrations in its image: compiled, without the
+ * services' options (a short-lived process has no idle memory to give back).
+ */
+export const MIGRATE_ARGS: readonly string[] = [COMPILED_CONDITION, 'dist/db/migrate.js'];
+
+/**
+ * glibc's allocator settings. Buffers freed after a load stayed in malloc's arenas: at most two arenas,
+ * and a fixed trim threshold (which also stops glibc from raising its mmap threshold, so large buffers
+ * go back to the system when freed), return some of it. They still apply where jemalloc is missing.
+ */
+const GLIBC_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072' };
+
+/** Debian's libjemalloc2; LD_PRELOAD finds it by name in the library path on any architecture. */
+export const JEMALLOC = 'libjemalloc.so.2';
+
+/**
+ * jemalloc instead of glibc's malloc. Under load the gateway's ArrayBuffers wait in V8's old generation
+ * for a full collection and grow glibc's main heap; glibc gives back only the top of that heap, so most
+ * of it stayed resident, free, after the load. jemalloc's background thread returns freed pages after
+ * its decay time. The decay stays jemalloc's own: a shorter one kept the peak lower but cost CPU per
+ * request (pages returned, then faulted in again).
+ */
+const JEMALLOC_ENV: Readonly<Record<string, string>> = { LD_PRELOAD: JEMALLOC, MALLOC_CONF: 'background_thread:true' };
+
+/** Every allocator setting the images run with (the Dockerfile installs libjemalloc2). */
+export const IMAGE_ENV: Readonly<Record<string, string>> = { ...GLIBC_ENV, ...JEMALLOC_ENV };
+
+/** Whether libjemalloc2 is installed here (a machine without it runs the services on glibc's malloc). */
+export function jemallocInstalled(dirs = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib']): boolean {
+  return dirs.some((dir) => existsSync(join(dir, JEMALLOC)));
+}
+
+/** The allocator settings every service starts with: the images', less jemalloc where it is missing. */
+export const SERVICE_ENV: Readonly<Record<string, string>> = jemallocInstalled() ? IMAGE_ENV : GLIBC_ENV;
