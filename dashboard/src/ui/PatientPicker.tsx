@@ -2,7 +2,7 @@
 // `launch/patient`, so allowing it means choosing the one patient it works with. It searches records'
 // `pasien.list` with the person's own session, so it lists exactly the patients this person may see in
 // this hospital; the choice goes with the consent answer (identity keeps it for the grant).
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../lib/errors.ts';
@@ -22,7 +22,6 @@ function useSettled(value: string, ms = 250): string {
 export function PatientPicker({ chosen, onChoose }: { chosen: string | undefined; onChoose: (id: string) => void }) {
   const { t } = useTranslation();
   const trpc = useTRPC();
-  const searchId = useId();
   const [text, setText] = useState('');
   const [chosenLabel, setChosenLabel] = useState('');
   const filter = classify(useSettled(text));
@@ -33,9 +32,9 @@ export function PatientPicker({ chosen, onChoose }: { chosen: string | undefined
   return (
     <fieldset id="patient-picker" className="patient-picker">
       <legend id="patient-title">{t('picker.title')}</legend>
-      <label htmlFor={searchId}>{t('picker.search')}</label>
+      <label htmlFor="patient-search">{t('picker.search')}</label>
       <input
-        id={searchId}
+        id="patient-search"
         name="patient-search"
         type="search"
         autoComplete="off"
