@@ -9,7 +9,7 @@ import { useTranslation } from 'react-i18next';
 import { AuthError, identity } from '../lib/auth.ts';
 import type { DeviceRequest } from '../lib/auth.ts';
 import { errorMessage } from '../lib/errors.ts';
-import { PageTitle, Status, TextField } from '../ui/kit.tsx';
+import { Loading, PageTitle, Status, TextField } from '../ui/kit.tsx';
 import { ScopeList } from '../ui/ScopeList.tsx';
 
 export default function Device() {
@@ -66,6 +66,8 @@ export default function Device() {
         <div className="card" id="device-request">
           {request.status !== 'pending' || !request.client_id ? (
             <p>{request.client_id ? t('device.alreadyAnswered') : t('device.notYours')}</p>
+          ) : client.isPending ? (
+            <Loading />
           ) : (
             <>
               <h2 id="device-client">{t('device.asks', { client: clientName })}</h2>
