@@ -1,7 +1,9 @@
 // English: the same keys as id.ts.
 import type { id } from './id.ts';
+import { oauthEn } from './oauth.ts';
 
 export const en: typeof id = {
+  ...oauthEn,
   common: {
     loading: 'Loading…',
     required: 'required',
@@ -286,41 +288,6 @@ export const en: typeof id = {
     simrs_read: "Read your hospital's records (patients), as your role allows",
     simrs_write: "Create and change your hospital's records, as your role allows",
     launch_patient: 'Work with one patient you choose below',
-  },
-  // SMART scopes in plain words: "<actions>: <whose records>", e.g. "Read patient records and search
-  // for patients: only the one patient chosen for this app".
-  smart: {
-    create: 'register new patients',
-    read: 'read patient records',
-    update: 'correct patient records',
-    delete: 'archive (delete) patients',
-    search: 'search for patients',
-    user: 'any patient in your hospital, as far as your role allows',
-    patient: 'only the one patient chosen for this app',
-    and: 'and',
-    sentence: '{{actions}}: {{whose}}',
-  },
-  consent: {
-    title: 'Allow access',
-    heading: 'Allow {{client}} to use your SIMRS account?',
-    unknownClient: 'An application',
-    signedInAs: 'Signed in as {{email}} at {{hospital}}.',
-    asks: 'It asks to:',
-    goesBackTo: 'After your answer you go back to {{host}}.',
-    allow: 'Allow',
-    deny: 'Deny',
-    otherHospital: 'This application is unknown here or belongs to another hospital: it cannot use your account.',
-    goBack: 'Go back',
-    invalid: 'This authorization request is not valid. Go back to the application and start again.',
-    continuing: 'Continuing to the application…',
-    choosePatient: 'Choose the patient first.',
-  },
-  picker: {
-    title: 'Choose the patient',
-    search: 'Search by name, NIK or medical-record number',
-    none: 'No patient found.',
-    chosen: 'Chosen: {{name}} (MR {{noRm}})',
-    item: '{{name}} · MR {{noRm}} · born {{born}}',
   },
   users: {
     lastSignIn: 'last signed in {{when}}',

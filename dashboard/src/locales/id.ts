@@ -1,5 +1,7 @@
 // Bahasa Indonesia: the default language. en.ts has the same keys (its type is this object's).
+import { oauthId } from './oauth.ts';
 export const id = {
+  ...oauthId,
   common: {
     loading: 'Memuat…',
     required: 'wajib',
@@ -284,40 +286,6 @@ export const id = {
     simrs_read: 'Membaca rekam rumah sakit (pasien), sesuai peran',
     simrs_write: 'Membuat dan mengubah rekam rumah sakit, sesuai peran',
     launch_patient: 'Bekerja dengan satu pasien yang Anda pilih di bawah',
-  },
-  // Cakupan SMART dalam kata-kata biasa: "<tindakan>: <data siapa>".
-  smart: {
-    create: 'mendaftarkan pasien baru',
-    read: 'membaca data pasien',
-    update: 'memperbaiki data pasien',
-    delete: 'mengarsipkan (menghapus) pasien',
-    search: 'mencari pasien',
-    user: 'pasien mana pun di rumah sakit Anda, sejauh peran Anda mengizinkan',
-    patient: 'hanya satu pasien yang dipilih untuk aplikasi ini',
-    and: 'dan',
-    sentence: '{{actions}}: {{whose}}',
-  },
-  consent: {
-    title: 'Izinkan akses',
-    heading: 'Izinkan {{client}} memakai akun SIMRS Anda?',
-    unknownClient: 'Sebuah aplikasi',
-    signedInAs: 'Masuk sebagai {{email}} di {{hospital}}.',
-    asks: 'Aplikasi ini meminta izin untuk:',
-    goesBackTo: 'Setelah Anda menjawab, Anda kembali ke {{host}}.',
-    allow: 'Izinkan',
-    deny: 'Tolak',
-    otherHospital: 'Aplikasi ini tidak dikenal di sini atau milik rumah sakit lain: aplikasi ini tidak dapat memakai akun Anda.',
-    goBack: 'Kembali',
-    invalid: 'Permintaan otorisasi ini tidak sah. Kembali ke aplikasi dan mulai lagi.',
-    continuing: 'Melanjutkan ke aplikasi…',
-    choosePatient: 'Pilih pasien terlebih dahulu.',
-  },
-  picker: {
-    title: 'Pilih pasien',
-    search: 'Cari berdasarkan nama, NIK atau nomor rekam medis',
-    none: 'Tidak ada pasien yang ditemukan.',
-    chosen: 'Dipilih: {{name}} (RM {{noRm}})',
-    item: '{{name}} · RM {{noRm}} · lahir {{born}}',
   },
   users: {
     lastSignIn: 'terakhir masuk {{when}}',
