@@ -5,10 +5,10 @@
 // exports point that condition at dist/); tests and `npm start` keep running the sources.
 // The transform is Node's own (module.stripTypeScriptTypes, the one that runs the sources), in strip
 // mode: types become blanks, so every line and column stays where it is in src/ (stack traces match
-// the sources, no source maps). Relative `.ts` import specifiers are rewritten to `.js`. Other files in
-// src/ (identity's page assets) are copied; tests are left out. dist/ sits beside src/, so paths a
-// module finds from import.meta.url (../../migrations, ./assets/) resolve the same.
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// the sources, no source maps). Relative `.ts` import specifiers are rewritten to `.js`. src/ holds only
+// modules (no service serves pages or assets of its own); tests are left out. dist/ sits beside src/,
+// so paths a module finds from import.meta.url (../../migrations) resolve the same.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,14 +59,13 @@ export function buildWorkspace(workspace: string): string[] {
   for (const file of files(src)) {
     if (isTest(file)) continue;
     const rel = relative(src, file);
-    const out = join(dist, rel.endsWith('.ts') ? `${rel.slice(0, -3)}.js` : rel);
+    if (!rel.endsWith('.ts')) throw new Error(`${workspace}/src/${rel}: only TypeScript modules are built, nothing is copied`);
+    const out = join(dist, `${rel.slice(0, -3)}.js`);
     mkdirSync(dirname(out), { recursive: true });
-    if (rel.endsWith('.ts')) {
-      const code = compile(readFileSync(file, 'utf8'));
-      const left = leftoverTsImports(code);
-      if (left.length > 0) throw new Error(`${workspace}/src/${rel}: relative .ts imports left after the build: ${left.join(', ')}`);
-      writeFileSync(out, code);
-    } else cpSync(file, out);
+    const code = compile(readFileSync(file, 'utf8'));
+    const left = leftoverTsImports(code);
+    if (left.length > 0) throw new Error(`${workspace}/src/${rel}: relative .ts imports left after the build: ${left.join(', ')}`);
+    writeFileSync(out, code);
     written.push(relative(join(root, workspace), out));
   }
   return written;

@@ -238,7 +238,7 @@ try {
 SIMRS is running.
   gateway         ${publicUrl}
   health check    ${publicUrl}/trpc/healthCheck
-  sign in         ${publicUrl}/auth/sign-in   (e.g. admin@rs-demo.test, then read the code with \`npm run mail\`)
+  sign in         ${publicUrl}/masuk   (e.g. admin@rs-demo.test, then read the code with \`npm run mail\`)
   playground      ${publicUrl}/playground/
   REST API docs   ${publicUrl}/api/v1/docs
   ${mail ? `mail catcher    ${mail.webUrl}   (or \`npm run mail\`)` : `mail            via SMTP_URL`}

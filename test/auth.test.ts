@@ -160,7 +160,8 @@ describe('passkeys in Chromium', () => {
       const seen: string[] = [];
       page.on('request', (r) => seen.push(`${r.method()} ${new URL(r.url()).pathname}`));
 
-      await page.goto('/auth/sign-in');
+      // The dashboard's sign-in and account pages (identity serves none).
+      await page.goto('/masuk?next=%2Fakun');
       const since = smtp.messages.length;
       await page.fill('#email', 'passkey@rs-auth.test');
       await page.click('#send-otp');
@@ -168,22 +169,23 @@ describe('passkeys in Chromium', () => {
       secrets.otps.add(otpFrom(mail.text));
       await page.fill('#otp', otpFrom(mail.text));
       await page.click('#verify-otp');
-      await page.waitForURL('**/auth/account');
+      await page.waitForURL('**/akun');
 
       await page.fill('#passkey-name', 'Laptop bangsal');
-      await page.click('#register-passkey');
+      await page.click('#add-passkey');
       await page.locator('#passkey-list .passkey-name', { hasText: 'Laptop bangsal' }).waitFor();
       assert.equal((await authenticator.credentials()).length, 1);
 
       seen.length = 0;
       await page.click('#sign-out');
-      await page.waitForURL('**/auth/sign-in');
+      await page.waitForURL('**/masuk**');
+      await page.goto('/masuk?next=%2Fakun');
       // The sign-in page also offers passkeys through conditional UI (autofill), which the virtual
       // authenticator may complete on its own before the click lands: either way the browser signs in
       // through the seed's two endpoints, which is what is asserted below.
       // Both may even run, one navigation aborting the other: wait for the account page however it came.
       await page.click('#passkey-sign-in', { timeout: 10_000 }).catch(() => {});
-      await waitFor('the account page', async () => page.url().endsWith('/auth/account') && (await page.locator('#signed-in').count()) > 0);
+      await waitFor('the account page', async () => page.url().endsWith('/akun') && (await page.locator('#passkey-list').count()) > 0);
       assert.ok(seen.includes('GET /api/auth/passkey/generate-authenticate-options'), seen.join('\n'));
       assert.ok(seen.includes('POST /api/auth/passkey/verify-authentication'), seen.join('\n'));
       const cookies = await context.cookies();
@@ -191,10 +193,13 @@ describe('passkeys in Chromium', () => {
       assert.ok(session?.httpOnly, 'an HttpOnly session cookie');
       secrets.cookies.add(decodeURIComponent(session.value));
 
-      await page.locator('#passkey-list .passkey-rename').fill('Laptop IGD');
       await page.click('#passkey-list .rename-passkey');
+      await page.keyboard.press('ControlOrMeta+a');
+      await page.keyboard.type('Laptop IGD');
+      await page.keyboard.press('Enter');
       await page.locator('#passkey-list .passkey-name', { hasText: 'Laptop IGD' }).waitFor();
       await page.click('#passkey-list .delete-passkey');
+      await page.locator('dialog[open] button[type="submit"]').click();
       await page.locator('#passkey-list .empty').waitFor();
     } finally {
       await close();
@@ -208,7 +213,7 @@ describe('sign-in page in Chromium', () => {
     try {
       const page = await (await browser.newContext({ baseURL: stack.publicUrl })).newPage();
       // One slash then a backslash: the URL parser makes that another host.
-      await page.goto('/auth/sign-in?callbackURL=%2F%5Cevil.example%2Fphish');
+      await page.goto('/masuk?next=%2F%5Cevil.example%2Fphish');
       const since = smtp.messages.length;
       await page.fill('#email', 'redirect@rs-auth.test');
       await page.click('#send-otp');
@@ -216,7 +221,7 @@ describe('sign-in page in Chromium', () => {
       secrets.otps.add(otp);
       await page.fill('#otp', otp);
       await page.click('#verify-otp');
-      await waitFor('a page after sign-in', async () => !page.url().includes('/auth/sign-in'));
+      await waitFor('a page after sign-in', async () => !page.url().includes('/masuk'));
       assert.equal(new URL(page.url()).origin, new URL(stack.publicUrl).origin, page.url());
     } finally {
       await close();

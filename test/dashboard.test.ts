@@ -129,7 +129,11 @@ describe('served by the gateway', () => {
     assert.match(js.headers.get('cache-control') ?? '', /immutable/);
     assert.equal((await fetch(`${stack.gatewayUrl}/trpc/healthCheck`)).status, 200);
     assert.match(await (await fetch(`${stack.gatewayUrl}/playground/`)).text(), /playground/i);
-    assert.equal((await fetch(`${stack.gatewayUrl}/auth/sign-in`)).status, 200);
+    // identity's former pages: a redirect to the dashboard's, the query kept (old links and device screens).
+    const former = await fetch(`${stack.gatewayUrl}/auth/sign-in?error=INVALID_TOKEN`, { redirect: 'manual' });
+    assert.equal(former.status, 302);
+    assert.equal(former.headers.get('location'), '/masuk?error=INVALID_TOKEN');
+    assert.equal((await fetch(`${stack.gatewayUrl}/auth/assets/sign-in.js`, { redirect: 'manual' })).status, 404);
     const missing = await fetch(`${stack.gatewayUrl}/no-such-page`);
     assert.equal(missing.status, 404);
     assert.equal(((await missing.json()) as { error: { data: { code: string } } }).error.data.code, 'NOT_FOUND');
@@ -589,13 +593,10 @@ describe('my account', () => {
       await page.goto('/pasien');
       await page.locator('h1', { hasText: 'Patients' }).waitFor();
       await checkPage(page, 'patients-en');
-      // identity's own pages (device, sign-in) follow the same choice.
-      await page.goto('/auth/device');
+      // The device page (identity's verification_uri) follows the same choice.
+      await page.goto('/perangkat');
       await page.locator('h1', { hasText: 'Connect a device' }).waitFor();
       assert.equal(await page.getAttribute('html', 'lang'), 'en');
-      await context.addCookies([{ name: 'simrs_lang', value: 'id', url: stack.publicUrl }]);
-      await page.goto('/auth/device');
-      await page.locator('h1', { hasText: 'Hubungkan perangkat' }).waitFor();
     } finally {
       await phone.context.close();
       await desk.context.close();

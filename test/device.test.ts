@@ -1,6 +1,7 @@
 // The device authorization grant (RFC 8628) end to end through the gateway: the seed's exact answer
 // from POST /api/auth/device/code and its errors, polling (authorization_pending, slow_down), approval
-// on the verification page in Chromium, the token and an API call with it; denial, expiry (a short
+// on the dashboard's verification page (/perangkat) in Chromium by keyboard, checked by axe-core at phone
+// and tablet sizes, the token and an API call with it; denial, expiry (a short
 // DEVICE_CODE_TTL_SECONDS), a code bound to one user with user_id, another hospital's user, and the
 // rate limit on guessing user codes.
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import type { RedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
 import { launchBrowser } from './support/browser.ts';
+import { assertAccessibleOnPhoneAndTablet } from './support/dashboard.ts';
 import type { Browser, Page } from 'playwright-core';
 import { apiQuery, Browserless, DEVICE_CODE_GRANT, issueRegistrationToken, registerClient } from './support/oauth.ts';
 import type { RegisteredClient } from './support/oauth.ts';
@@ -120,17 +122,22 @@ async function poll(grant: DeviceGrant): Promise<{ status: number; body: Record<
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Signs the Chromium page in by e-mail code (the device pages need a signed-in person). */
+/** Signs the Chromium page in on the dashboard by e-mail code (the device page needs a signed-in person). */
 async function signInChromium(email: string): Promise<void> {
-  await page.goto('/auth/sign-in');
+  await page.goto('/masuk');
   const since = smtp.messages.length;
   await page.fill('#email', email);
   await page.click('#send-otp');
   const mail = await smtp.waitForMail(email, since, isOtpMail);
   await page.fill('#otp', otpFrom(mail.text));
   await page.click('#verify-otp');
-  await page.waitForURL('**/auth/account');
+  await page.waitForURL((url) => !url.pathname.startsWith('/masuk'));
 }
+
+/** What the verification page asks identity for a user code, with this person's session (JSON, no page). */
+const lookUp = (person: Browserless, userCode: string) => person.fetch(`/api/auth/device?user_code=${encodeURIComponent(userCode)}`);
+
+const scopesShown = (page: Page) => page.locator('#scope-list li').evaluateAll((items) => items.map((li) => li.getAttribute('data-scope')));
 
 describe('POST /api/auth/device/code', () => {
   test("answers exactly the seed's fields, for JSON and for form bodies", async () => {
@@ -149,8 +156,8 @@ describe('POST /api/auth/device/code', () => {
     assert.equal(typeof grant.device_code, 'string');
     assert.ok(grant.device_code.length >= 43, 'a long random device code');
     assert.match(grant.user_code, /^[A-Z0-9]{8}$/);
-    assert.equal(grant.verification_uri, `${stack.publicUrl}/auth/device`);
-    assert.equal(grant.verification_uri_complete, `${stack.publicUrl}/auth/device?user_code=${grant.user_code}`);
+    assert.equal(grant.verification_uri, `${stack.publicUrl}/perangkat`);
+    assert.equal(grant.verification_uri_complete, `${stack.publicUrl}/perangkat?user_code=${grant.user_code}`);
     assert.equal(grant.expires_in, TTL_SECONDS);
     assert.equal(grant.interval, 1);
 
@@ -185,7 +192,7 @@ describe('the device flow', () => {
     await signInChromium(USERS.doctor);
     const config = device.config;
     const grant = await client.initiateDeviceAuthorization(config, { scope: 'openid profile simrs:read offline_access' });
-    assert.equal(grant.verification_uri, `${stack.publicUrl}/auth/device`);
+    assert.equal(grant.verification_uri, `${stack.publicUrl}/perangkat`);
 
     const first = await poll(grant as unknown as DeviceGrant);
     assert.equal(first.status, 400);
@@ -195,17 +202,19 @@ describe('the device flow', () => {
     await sleep(1100);
     assert.equal((await poll(grant as unknown as DeviceGrant)).body.error, 'authorization_pending');
 
-    // The person types the code shown on the device into the verification page.
+    // The person types the code shown on the device into the verification page, keyboard only.
     await page.goto(grant.verification_uri);
-    await page.fill('#user-code', grant.user_code.toLowerCase().replace(/^(....)/, '$1-'));
-    await page.click('#submit-code');
-    await page.locator('#approve').waitFor();
-    assert.equal(await page.textContent('#client-name'), 'Terminal Bangsal');
-    const scopes = await page.locator('#scope-list li').evaluateAll((items) => items.map((li) => li.getAttribute('data-scope')));
-    assert.deepEqual(scopes, ['openid', 'profile', 'simrs:read', 'offline_access']);
-    await page.click('#approve');
-    await page.locator('#request[data-answered="approved"]').waitFor();
-    assert.match((await page.textContent('#status')) ?? '', /Disetujui/); // Indonesian unless the dashboard chose English
+    await page.locator('[name="user_code"]').focus();
+    await page.keyboard.type(grant.user_code.toLowerCase().replace(/^(....)/, '$1-'));
+    await page.keyboard.press('Enter');
+    await page.locator('#device-approve').waitFor();
+    await page.locator('#device-client', { hasText: 'Terminal Bangsal' }).waitFor();
+    assert.deepEqual(await scopesShown(page), ['openid', 'profile', 'simrs:read', 'offline_access']);
+    await assertAccessibleOnPhoneAndTablet(page, 'device approval');
+    await page.locator('#device-approve').focus();
+    await page.keyboard.press('Enter');
+    // Indonesian unless the dashboard chose English.
+    await page.locator('#device-status', { hasText: 'Disetujui' }).waitFor();
 
     const tokens = await client.pollDeviceAuthorizationGrant(config, grant);
     assert.equal(decodeProtectedHeader(tokens.access_token).alg, 'RS256', 'ACCESS_TOKEN_SIGNING_ALG=RS256');
@@ -230,11 +239,12 @@ describe('the device flow', () => {
   test('denied on the page (opened from verification_uri_complete): the device gets access_denied', async () => {
     const grant = await newCode();
     await page.goto(grant.verification_uri_complete);
-    await page.locator('#deny').waitFor();
-    const scopes = await page.locator('#scope-list li').evaluateAll((items) => items.map((li) => li.getAttribute('data-scope')));
-    assert.deepEqual(scopes, readOnlyScopes.split(' '), 'without a scope: the client’s scopes');
-    await page.click('#deny');
-    await page.locator('#request[data-answered="denied"]').waitFor();
+    assert.equal(await page.inputValue('[name="user_code"]'), grant.user_code, 'the code is filled in');
+    await page.locator('#device-deny').waitFor();
+    assert.deepEqual(await scopesShown(page), readOnlyScopes.split(' '), 'without a scope: the client’s scopes');
+    await page.locator('#device-deny').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#device-status', { hasText: 'Ditolak' }).waitFor();
     const answer = await poll(grant);
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error, 'access_denied');
@@ -244,7 +254,7 @@ describe('the device flow', () => {
     const grant = await newCode();
     await sleep(TTL_SECONDS * 1000 + 500);
     await page.goto(grant.verification_uri_complete);
-    assert.match((await page.textContent('#status')) ?? '', /kedaluwarsa/);
+    await page.locator('.field-error', { hasText: 'kedaluwarsa' }).waitFor();
     const answer = await poll(grant);
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error, 'expired_token');
@@ -258,17 +268,18 @@ describe('the device flow', () => {
 
     const midwife = new Browserless(stack);
     await midwife.signIn(smtp, USERS.midwife);
-    const seen = await midwife.fetch(`/auth/device?user_code=${grant.user_code}`);
-    assert.equal(seen.status, 403);
-    assert.match(await seen.text(), /akun lain/);
+    // Bound to the nurse: the midwife is not told which application asks, nor for what.
+    const seen = await lookUp(midwife, grant.user_code);
+    assert.equal(seen.status, 200);
+    assert.deepEqual(await seen.json(), { user_code: grant.user_code, status: 'pending' });
     const approve = await midwife.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode: grant.user_code } });
     assert.equal(approve.status, 403);
     assert.equal(((await approve.json()) as { error: string }).error, 'access_denied');
     assert.equal((await poll(grant)).body.error, 'authorization_pending');
 
-    const page3 = await nurse.fetch(`/auth/device?user_code=${grant.user_code}`);
-    assert.equal(page3.status, 200);
-    assert.match(await page3.text(), /id="approve"/);
+    const shown = await lookUp(nurse, grant.user_code);
+    assert.equal(shown.status, 200);
+    assert.equal(((await shown.json()) as { client_id?: string }).client_id, device.clientId);
     assert.equal((await nurse.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode: grant.user_code } })).status, 200);
     await sleep(1100);
     const answer = await poll(grant);
@@ -280,16 +291,16 @@ describe('the device flow', () => {
     const grant = await newCode();
     const other = new Browserless(stack);
     await other.signIn(smtp, USERS.other);
-    const seen = await other.fetch(`/auth/device?user_code=${grant.user_code}`);
+    const seen = await lookUp(other, grant.user_code);
     assert.equal(seen.status, 403);
-    assert.match(await seen.text(), /rumah sakit lain/);
+    assert.equal(((await seen.json()) as { error: string }).error, 'access_denied');
     const approve = await other.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode: grant.user_code } });
     assert.equal(approve.status, 403);
     // Not bound to the stranger: a person of the hospital can still approve it.
     const doctor = new Browserless(stack);
     doctor.cookie =
       (await page.context().cookies()).filter((c) => c.name.endsWith('session_token')).map((c) => `${c.name}=${c.value}`)[0] ?? '';
-    assert.equal((await doctor.fetch(`/auth/device?user_code=${grant.user_code}`)).status, 200);
+    assert.equal((await lookUp(doctor, grant.user_code)).status, 200);
   });
 
   test('guessing user codes is rate limited per user (and per IP)', async () => {
@@ -297,7 +308,7 @@ describe('the device flow', () => {
     await guesser.signIn(smtp, USERS.guesser);
     const statuses: number[] = [];
     for (let i = 0; i < GUESSES_PER_USER + 2; i++) {
-      const res = await guesser.fetch(`/auth/device?user_code=WRONG${String(i).padStart(3, '0')}`);
+      const res = await lookUp(guesser, `WRONG${String(i).padStart(3, '0')}`);
       await res.arrayBuffer();
       statuses.push(res.status);
     }

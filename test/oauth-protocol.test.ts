@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as client from 'openid-client';
+import { DASHBOARD } from '@simrs/contracts/dashboard';
 import {
   apiQuery,
   Browserless,
@@ -143,9 +144,9 @@ describe('5. discovery tells the truth', () => {
     const answered = await navigate(doctor(), silent.url.toString());
     assert.ok(answered.next?.searchParams.get('code'), `prompt=none with a session and consent: a code (${String(answered.next)})`);
     const login = await codeFlow(app.config, world.redirectUri, 'openid simrs:read', { prompt: 'login' });
-    assert.equal((await navigate(doctor(), login.url.toString())).next?.pathname, '/auth/sign-in');
+    assert.equal((await navigate(doctor(), login.url.toString())).next?.pathname, DASHBOARD.signIn);
     const consent = await codeFlow(app.config, world.redirectUri, 'openid simrs:read', { prompt: 'consent' });
-    assert.equal((await navigate(doctor(), consent.url.toString())).next?.pathname, '/auth/consent');
+    assert.equal((await navigate(doctor(), consent.url.toString())).next?.pathname, DASHBOARD.consent);
   });
 });
 

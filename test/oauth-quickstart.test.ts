@@ -62,7 +62,7 @@ test('the OAuth quickstart of docs/oauth.md, copied and pasted, goes through eve
     }
     if (line.startsWith('DEVICE ')) {
       const userCode = new URL(line.slice(7).split(' ')[0]!).searchParams.get('user_code');
-      const page = await browser.fetch(`/auth/device?user_code=${userCode}`);
+      const page = await browser.fetch(`/api/auth/device?user_code=${userCode}`);
       assert.equal(page.status, 200, await page.text());
       const approved = await browser.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode } });
       assert.equal(approved.status, 200, await approved.text());

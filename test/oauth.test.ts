@@ -16,6 +16,7 @@ import * as client from 'openid-client';
 import pg from 'pg';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
 import { createClient } from '@simrs/proto/grpc';
+import { DASHBOARD } from '@simrs/contracts/dashboard';
 import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import { freePort, testServerUrl } from '@simrs/platform/testing';
 import { startRedisServer } from '../scripts/lib/redis.ts';
@@ -23,12 +24,14 @@ import type { RedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
 import { launchBrowser } from './support/browser.ts';
+import { assertAccessibleOnPhoneAndTablet } from './support/dashboard.ts';
 import {
   apiAudience,
   apiQuery,
   authorizeWithFetch,
   Browserless,
   codeFlow,
+  consentShown,
   forgeWithIdentityKey,
   issuerUrl,
   issueRegistrationToken,
@@ -286,19 +289,23 @@ describe('authorization code flow with PKCE', () => {
     try {
       const page = await (await browser.newContext({ baseURL: stack.publicUrl })).newPage();
       await page.goto(flow.url.toString());
-      await page.waitForURL('**/auth/sign-in?**');
+      // The dashboard's sign-in page, as the OAuth provider's login page, then its consent page.
+      await page.waitForURL('**/masuk?**');
       const since = smtp.messages.length;
       await page.fill('#email', USERS.doctor);
       await page.click('#send-otp');
       const mail = await smtp.waitForMail(USERS.doctor, since, isOtpMail);
       await page.fill('#otp', otpFrom(mail.text));
       await page.click('#verify-otp');
-      await page.waitForURL('**/auth/consent?**');
-      assert.equal(await page.textContent('#client-name'), 'Aplikasi Rujukan');
-      assert.equal(await page.textContent('#user-email'), USERS.doctor);
+      await page.waitForURL('**/izin?**');
+      await page.locator('h1', { hasText: 'Aplikasi Rujukan' }).waitFor();
+      assert.ok((await page.textContent('main'))?.includes(`Masuk sebagai ${USERS.doctor} di `), 'who, and at which hospital');
       const scopes = await page.locator('#scope-list li').evaluateAll((items) => items.map((li) => li.getAttribute('data-scope')));
       assert.deepEqual(scopes, ['openid', 'profile', 'email', 'simrs:read', 'offline_access']);
-      await page.click('#approve');
+      await assertAccessibleOnPhoneAndTablet(page, 'consent');
+      // Allowed by keyboard.
+      await page.locator('#approve').focus();
+      await page.keyboard.press('Enter');
       await page.waitForURL((url) => url.toString().startsWith(redirectUri));
       callback = new URL(page.url());
     } finally {
@@ -479,13 +486,14 @@ describe('authorization code flow with PKCE', () => {
     const other = browserFor(USERS.otherDoctor);
     const flow = await codeFlow(app.config, redirectUri, 'openid simrs:read');
     const signInPage = (await navigate(other, flow.url.toString())).next!;
-    assert.equal(signInPage.pathname, '/auth/sign-in');
+    assert.equal(signInPage.pathname, DASHBOARD.signIn);
     const next = await other.signIn(smtp, USERS.otherDoctor, signInPage.search.slice(1));
     const consent = new URL(next.url!, stack.publicUrl);
-    assert.equal(consent.pathname, '/auth/consent');
-    const page = await (await other.fetch(consent.toString())).text();
-    assert.match(page, /id="tenant-mismatch"/);
-    assert.doesNotMatch(page, /id="approve"/);
+    assert.equal(consent.pathname, DASHBOARD.consent);
+    // identity does not name another hospital's application to this person: the page offers only Go back.
+    const shown = await consentShown(other, consent);
+    assert.equal(shown.clientStatus, 404);
+    assert.equal(shown.clientName, null);
     const forced = await other.fetch('/api/auth/oauth2/consent', {
       method: 'POST',
       json: { accept: true, oauth_query: consent.search.slice(1) },

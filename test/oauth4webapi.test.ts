@@ -215,7 +215,7 @@ describe('oauth4webapi through the gateway', () => {
         await oauth.deviceCodeGrantRequest(as, terminal.client, terminal.auth, grant.device_code, insecure),
       );
     await assert.rejects(poll(), (err: oauth.ResponseBodyError) => err.error === 'authorization_pending');
-    assert.equal((await doctor.fetch(`/auth/device?user_code=${grant.user_code}`)).status, 200);
+    assert.equal((await doctor.fetch(`/api/auth/device?user_code=${grant.user_code}`)).status, 200);
     assert.equal((await doctor.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode: grant.user_code } })).status, 200);
     await sleep((grant.interval ?? 5) * 1000 + 100);
     const tokens = await poll();

@@ -267,9 +267,10 @@ describe('the device flow whichever replica answers', () => {
     // The person signs in through gateway 2 and approves through gateway 1.
     const person = new Browserless({ ...replicated.stack, gatewayUrl: two });
     await person.signIn(smtp, USERS.device);
-    const page = await person.fetch(`${one}/auth/device?user_code=${grant.user_code}`);
+    // What the dashboard's device page asks identity (through gateway 1): the client, to this person.
+    const page = await person.fetch(`${one}/api/auth/device?user_code=${grant.user_code}`);
     assert.equal(page.status, 200);
-    assert.match(await page.text(), /id="approve"/);
+    assert.ok(((await page.json()) as { client_id?: string }).client_id, 'the request is shown to the person');
     const approved = await person.fetch(`${one}/api/auth/device/approve`, { method: 'POST', json: { userCode: grant.user_code } });
     assert.equal(approved.status, 200, await approved.clone().text());
 

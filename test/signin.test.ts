@@ -57,7 +57,7 @@ async function requestCode(email: string): Promise<string> {
 
 async function requestLink(email: string): Promise<string> {
   const since = smtp.messages.length;
-  assert.equal((await post('/sign-in/magic-link', { email, callbackURL: '/auth/account' })).status, 200);
+  assert.equal((await post('/sign-in/magic-link', { email, callbackURL: '/akun' })).status, 200);
   const mail = await smtp.waitForMail(email, since, (m) => /magic-link\/verify/.test(m.text));
   const url = new URL(/https?:\/\/\S+magic-link\/verify\S+/.exec(mail.text)![0]);
   return `${stack.gatewayUrl}${url.pathname}${url.search}`;

@@ -1,5 +1,5 @@
 // SMART App Launch v2 standalone launch with patient context, through the whole stack: a client asking
-// for `launch/patient patient/Patient.rs` gets the patient picker on the consent page (Chromium), the
+// for `launch/patient patient/Patient.rs` gets the dashboard's patient picker (/pilih-pasien, Chromium), the
 // token response names the chosen patient (`patient`), and that token reaches that patient only, also
 // after a refresh. A patient of another hospital cannot be chosen: the picker lists only the user's
 // hospital, and a forged id posted to the consent endpoint reaches nothing (records' row-level security).
@@ -8,10 +8,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as oidc from 'openid-client';
 import { decodeJwt } from 'jose';
+import { DASHBOARD } from '@simrs/contracts/dashboard';
 import { PATIENT_CLAIM } from '@simrs/contracts/oauth';
 import { assertValidFhir } from '@simrs/platform/testing/fhir-validation';
 import { makeNik } from '../services/records/src/pasien/index.ts';
 import { launchBrowser } from './support/browser.ts';
+import { assertAccessibleOnPhoneAndTablet } from './support/dashboard.ts';
 import { Browserless, codeFlow, issueRegistrationToken, navigate, registerClient, startOAuthWorld, tokensFor } from './support/oauth.ts';
 import type { OAuthWorld, RegisteredClient } from './support/oauth.ts';
 import { isOtpMail, otpFrom } from './support/users.ts';
@@ -118,16 +120,22 @@ describe('SMART standalone launch with a patient picker', () => {
     try {
       const page = await (await browser.newContext({ baseURL: world.stack.publicUrl })).newPage();
       await page.goto(flow.url.toString());
-      await page.waitForURL('**/auth/sign-in?**');
+      await page.waitForURL('**/masuk?**');
       const since = world.smtp.messages.length;
       await page.fill('#email', USERS.doctor);
       await page.click('#send-otp');
       await page.fill('#otp', otpFrom((await world.smtp.waitForMail(USERS.doctor, since, isOtpMail)).text));
       await page.click('#verify-otp');
-      await page.waitForURL('**/auth/consent?**');
+      // The consent page for a launch is the patient picker (/izin sends it on to /pilih-pasien).
+      await page.waitForURL('**/pilih-pasien?**');
       assert.match(
         (await page.textContent('li[data-scope="launch/patient"]')) ?? '',
         /Bekerja dengan satu pasien yang Anda pilih di bawah/,
+      );
+      assert.equal(
+        await page.textContent('li[data-scope="patient/Patient.rs"]'),
+        'Membaca data pasien dan mencari pasien: hanya satu pasien yang dipilih untuk aplikasi ini patient/Patient.rs',
+        'SMART scopes in plain words, in the page language (Indonesian by default)',
       );
       // Allowing without a patient is not possible.
       await page.waitForSelector('#patient-results li.patient');
@@ -141,9 +149,13 @@ describe('SMART standalone launch with a patient picker', () => {
       await page.waitForSelector('#patient-results li.empty');
       await page.fill('#patient-search', 'launch du');
       await page.waitForFunction(() => document.querySelectorAll('#patient-results li.patient').length === 1);
-      await page.check(`#patient-${ids['Launch Dua']}`);
+      // Chosen and allowed by keyboard: the radio button, then Tab on to Allow.
+      await page.focus(`#patient-${ids['Launch Dua']}`);
+      await page.keyboard.press('Space');
       assert.match((await page.textContent('#patient-chosen')) ?? '', /Launch Dua/);
-      await page.click('#approve');
+      await assertAccessibleOnPhoneAndTablet(page, 'patient picker');
+      await page.focus('#approve');
+      await page.keyboard.press('Enter');
       await page.waitForURL((url) => url.toString().startsWith(world.redirectUri));
       callback = new URL(page.url());
     } finally {
@@ -168,10 +180,10 @@ describe('SMART standalone launch with a patient picker', () => {
     const browser = new Browserless(world.stack);
     const flow = await codeFlow(app.config, world.redirectUri, SCOPE);
     let { next } = await navigate(browser, flow.url.toString());
-    assert.equal(next?.pathname, '/auth/sign-in');
+    assert.equal(next?.pathname, DASHBOARD.signIn);
     next = new URL((await browser.signIn(world.smtp, USERS.doctor, next!.search.slice(1))).url!, world.stack.publicUrl);
     // Consent was given before (the Chromium test): launch/patient still asks, to pick this launch's patient.
-    assert.equal(next.pathname, '/auth/consent');
+    assert.equal(next.pathname, DASHBOARD.consent);
     const oauthQuery = next.search.slice(1);
     const consent = (body: Json) =>
       browser.fetch('/api/auth/oauth2/consent', { method: 'POST', json: { accept: true, oauth_query: oauthQuery, ...body } });

@@ -1,6 +1,8 @@
-// Routes. The gateway answers every one of these paths with index.html (gateway/src/dashboard).
+// Routes. The gateway answers every one of these paths with index.html (gateway/src/dashboard). The
+// paths identity must know too (sign-in, consent, patient picker, device) are @simrs/contracts/dashboard's.
 import { lazy, Suspense } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
+import { DASHBOARD } from '@simrs/contracts/dashboard';
 import { useTranslation } from 'react-i18next';
 import { Layout } from './ui/Layout.tsx';
 import { Loading, PageTitle } from './ui/kit.tsx';
@@ -15,6 +17,7 @@ const PatientEdit = lazy(() => import('./pages/PatientForm.tsx').then((m) => ({ 
 const AuditLog = lazy(() => import('./pages/AuditLog.tsx'));
 const Account = lazy(() => import('./pages/Account.tsx'));
 const Device = lazy(() => import('./pages/Device.tsx'));
+const Consent = lazy(() => import('./pages/Consent.tsx'));
 const AdminUsers = lazy(() => import('./pages/AdminUsers.tsx'));
 const AdminIntegrations = lazy(() => import('./pages/AdminIntegrations.tsx'));
 const AdminDevices = lazy(() => import('./pages/AdminDevices.tsx'));
@@ -36,7 +39,19 @@ function NotFound() {
 export function App() {
   return (
     <Routes>
-      <Route path="/masuk" element={<SignIn />} />
+      <Route path={DASHBOARD.signIn} element={<SignIn />} />
+      {/* OAuth consent, with or without a patient to choose: standalone pages (Consent.tsx checks the session). */}
+      {[DASHBOARD.consent, DASHBOARD.patientPicker].map((path) => (
+        <Route
+          key={path}
+          path={path}
+          element={
+            <Lazy>
+              <Consent />
+            </Lazy>
+          }
+        />
+      ))}
       <Route
         element={
           <RequireSession>

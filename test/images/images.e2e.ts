@@ -361,9 +361,10 @@ describe('the images run', () => {
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     assert.equal((await poll()).body.error, 'authorization_pending');
-    const page = await browser.fetch(`/auth/device?user_code=${grant.user_code}`);
+    // What the dashboard's device page asks identity: the client, to this person.
+    const page = await browser.fetch(`/api/auth/device?user_code=${grant.user_code}`);
     assert.equal(page.status, 200);
-    assert.match(await page.text(), /id="approve"/);
+    assert.ok(((await page.json()) as { client_id?: string }).client_id, 'the request is shown to the person');
     assert.equal((await browser.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode: grant.user_code } })).status, 200);
     await new Promise((r) => setTimeout(r, grant.interval * 1000 + 100));
     const answer = await poll();

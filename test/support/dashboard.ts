@@ -151,6 +151,17 @@ export async function assertAccessible(page: Page, label: string): Promise<void>
   assert.deepEqual(serious, [], `${label}: axe-core violations`);
 }
 
+/** axe-core at the phone and at the tablet size (the OAuth pages are often answered on a phone). */
+export async function assertAccessibleOnPhoneAndTablet(page: Page, label: string): Promise<void> {
+  const original = page.viewportSize();
+  for (const size of [PHONE, TABLET]) {
+    await page.setViewportSize(size);
+    await assertAccessible(page, `${label} at ${size.width}x${size.height}`);
+    await assertNoHorizontalScroll(page, `${label} at ${size.width}x${size.height}`);
+  }
+  if (original) await page.setViewportSize(original);
+}
+
 /** The page scrolls sideways at no viewport size it is shown at. */
 export async function assertNoHorizontalScroll(page: Page, label: string): Promise<void> {
   const { scroll, client } = await page.evaluate(() => ({

@@ -1,7 +1,9 @@
 // OAuth helpers for cross-service tests and benchmarks: registration tokens over the admin gRPC API (as
 // the CLI issues them), client registration with openid-client, the authorization code flow driven
-// with fetch and a session cookie (sign-in by e-mail OTP from the SMTP peer, then consent), and tokens
+// with fetch and a session cookie (sign-in by e-mail OTP from the SMTP peer, then consent, through the
+// same identity endpoints the dashboard's sign-in and consent pages call), and tokens
 // forged with identity's own signing key to test each check the gateway makes on its own.
+import { DASHBOARD } from '@simrs/contracts/dashboard';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
 import { createClient } from '@simrs/proto/grpc';
 import { symmetricDecrypt } from 'better-auth/crypto';
@@ -116,16 +118,39 @@ export class Browserless {
   }
 }
 
+/** What the dashboard's consent page shows, from identity's answers to it. */
+export interface ConsentShown {
+  /** The page it was sent to: /izin, or /pilih-pasien when the application asks for a patient. */
+  page: string;
+  /** identity's answer for the client (404: not an application of this person's hospital). */
+  clientStatus: number;
+  clientName: string | null;
+  scopes: string[];
+}
+
 export interface AuthorizeResult {
   /** Where the flow ended: the client's redirect URI with code (or error), state and iss. */
   callback: URL;
-  /** The consent page's HTML, when consent was asked. */
-  consentPage?: string;
+  /** What the consent page showed, when consent was asked. */
+  consent?: ConsentShown;
+}
+
+const consentPages: readonly string[] = [DASHBOARD.consent, DASHBOARD.patientPicker];
+/** The dashboard's pages identity sends a browser to during authorization. */
+const flowPages: readonly string[] = [DASHBOARD.signIn, ...consentPages];
+
+/** What the consent page asks identity for the request in `query` (the client by id, never by the query's word). */
+export async function consentShown(browser: Browserless, location: URL): Promise<ConsentShown> {
+  const clientId = location.searchParams.get('client_id') ?? '';
+  const res = await browser.fetch(`/api/auth/account/oauth-client?clientId=${encodeURIComponent(clientId)}`);
+  const body = (await res.json()) as { name?: string | null };
+  const scopes = (location.searchParams.get('scope') ?? '').split(' ').filter(Boolean);
+  return { page: location.pathname, clientStatus: res.status, clientName: res.ok ? (body.name ?? null) : null, scopes };
 }
 
 /**
- * The authorization code flow as a browser would run it, with fetch: authorize, the sign-in page's
- * OTP sign-in carrying the signed request, the consent page, the consent answer.
+ * The authorization code flow as a browser runs it through the dashboard's pages, with fetch:
+ * authorize, the sign-in page's OTP sign-in carrying the signed request, the consent page, its answer.
  */
 export async function authorizeWithFetch(
   stack: Stack,
@@ -135,15 +160,14 @@ export async function authorizeWithFetch(
   options: { email: string; accept?: boolean },
 ): Promise<AuthorizeResult> {
   let location = await follow(browser, authorizationUrl.toString());
-  if (location.pathname === '/auth/sign-in') {
+  if (location.pathname === DASHBOARD.signIn) {
     const next = await browser.signIn(smtp, options.email, location.search.slice(1));
     if (!next.url) throw new Error('sign-in did not continue the authorization');
     location = new URL(next.url, stack.publicUrl);
   }
-  let consentPage: string | undefined;
-  if (location.pathname === '/auth/consent') {
-    const page = await browser.fetch(location.toString());
-    consentPage = await page.text();
+  let consent: ConsentShown | undefined;
+  if (consentPages.includes(location.pathname)) {
+    consent = await consentShown(browser, location);
     const answer = await browser.fetch('/api/auth/oauth2/consent', {
       method: 'POST',
       json: { accept: options.accept ?? true, oauth_query: location.search.slice(1) },
@@ -152,7 +176,7 @@ export async function authorizeWithFetch(
     if (!body.url) throw new Error(`consent: ${answer.status} ${JSON.stringify(body)}`);
     location = new URL(body.url);
   }
-  return { callback: location, consentPage };
+  return { callback: location, consent };
 }
 
 /**
@@ -181,7 +205,7 @@ async function follow(browser: Browserless, url: string): Promise<URL> {
     const { next } = await navigate(browser, current.toString());
     if (!next) return current;
     current = next;
-    if (current.pathname.startsWith('/auth/') || !current.toString().startsWith(browser.stack.publicUrl)) return current;
+    if (flowPages.includes(current.pathname) || !current.toString().startsWith(browser.stack.publicUrl)) return current;
   }
   return current;
 }

@@ -1,6 +1,8 @@
 // Better Auth's own client for identity (same origin, /api/auth): sign-in by passkey, e-mail code and
-// magic link, the session, passkeys. identity's own endpoints (its account and tenant API) go through
+// magic link, the session, passkeys, and the OAuth provider's client plugin, which sends the signed
+// authorization request in the page's query along with every POST made from the OAuth pages (lib/oauth.ts). identity's own endpoints (its account and tenant API) go through
 // the same client's fetch, so cookies, errors and base URL are handled in one place.
+import { oauthProviderClient } from '@better-auth/oauth-provider/client';
 import { passkeyClient } from '@better-auth/passkey/client';
 import { emailOTPClient, inferAdditionalFields, magicLinkClient } from 'better-auth/client/plugins';
 import { createAuthClient } from 'better-auth/react';
@@ -16,6 +18,7 @@ export const authClient = createAuthClient({
     emailOTPClient(),
     magicLinkClient(),
     passkeyClient(),
+    oauthProviderClient(),
     inferAdditionalFields({
       user: { tenantId: { type: 'string' }, role: { type: 'string' }, active: { type: 'boolean' } },
     }),
@@ -147,4 +150,7 @@ export const identity = {
   device: (userCode: string) => get<DeviceRequest>(`/device?user_code=${encodeURIComponent(userCode)}`),
   approveDevice: (userCode: string) => post<{ success: boolean }>('/device/approve', { userCode }),
   denyDevice: (userCode: string) => post<{ success: boolean }>('/device/deny', { userCode }),
+  /** The answer to the authorization request in this page's query (the client plugin adds it). */
+  consent: (accept: boolean, patient?: string) =>
+    post<{ redirect?: boolean; url?: string }>('/oauth2/consent', { accept, ...(patient ? { patient } : {}) }),
 };

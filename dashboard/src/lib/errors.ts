@@ -89,6 +89,10 @@ const AUTH_CODES: Record<string, string> = {
   FORBIDDEN: 'apiError.forbidden',
   NOT_FOUND: 'apiError.notFound',
   UNAVAILABLE: 'apiError.unavailable',
+  // RFC 8628 device verification (identity refuses another hospital's device request as access_denied;
+  // an unknown code, invalid_request, is worded by the device page).
+  expired_token: 'apiError.deviceExpired',
+  access_denied: 'apiError.deviceOtherHospital',
 };
 
 const STATUS_KEYS: Record<number, string> = {

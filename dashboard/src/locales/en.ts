@@ -1,7 +1,9 @@
 // English: the same keys as id.ts.
 import type { id } from './id.ts';
+import { oauthEn } from './oauth.ts';
 
 export const en: typeof id = {
+  ...oauthEn,
   common: {
     loading: 'Loading…',
     required: 'required',
@@ -50,6 +52,7 @@ export const en: typeof id = {
     submitCode: 'Sign in',
     or: 'or',
     passkey: 'Sign in with a passkey',
+    continueApp: 'Sign in to continue to the application.',
     passkeyHint: 'Your passkeys are also offered when you fill in the e-mail field.',
   },
   fieldError: {
@@ -77,6 +80,9 @@ export const en: typeof id = {
     email: 'Enter a valid e-mail address.',
   },
   apiError: {
+    deviceExpired: 'That code has expired. Start again on your device.',
+    deviceInvalid: 'That code is not valid. Check it and try again.',
+    deviceOtherHospital: 'This device request comes from an application of another hospital.',
     lastAdmin: 'The hospital needs at least one active administrator.',
     inviteDeactivated: 'That user is deactivated; reactivate them instead of inviting.',
     inviteExists: 'That user exists already as {{role}}; change their role instead.',
@@ -268,6 +274,7 @@ export const en: typeof id = {
     notYours: 'This code is meant for another account.',
     asks: '{{client}} asks to:',
     onlyIfYou: 'Approve only if you started this on that device just now.',
+    codeShown: 'Code {{code}}',
     approve: 'Approve',
     deny: 'Deny',
     approved: 'Approved. Your device is connected.',
@@ -280,6 +287,7 @@ export const en: typeof id = {
     offline_access: 'Stay connected while you are away (refresh tokens)',
     simrs_read: "Read your hospital's records (patients), as your role allows",
     simrs_write: "Create and change your hospital's records, as your role allows",
+    launch_patient: 'Work with one patient you choose below',
   },
   users: {
     lastSignIn: 'last signed in {{when}}',

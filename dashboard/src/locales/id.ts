@@ -1,5 +1,7 @@
 // Bahasa Indonesia: the default language. en.ts has the same keys (its type is this object's).
+import { oauthId } from './oauth.ts';
 export const id = {
+  ...oauthId,
   common: {
     loading: 'Memuat…',
     required: 'wajib',
@@ -48,6 +50,7 @@ export const id = {
     submitCode: 'Masuk',
     or: 'atau',
     passkey: 'Masuk dengan passkey',
+    continueApp: 'Masuk untuk melanjutkan ke aplikasi.',
     passkeyHint: 'Passkey Anda juga ditawarkan saat mengisi kolom e-mail.',
   },
   fieldError: {
@@ -75,6 +78,9 @@ export const id = {
     email: 'Masukkan alamat e-mail yang valid.',
   },
   apiError: {
+    deviceExpired: 'Kode itu sudah kedaluwarsa. Mulai lagi di perangkat Anda.',
+    deviceInvalid: 'Kode itu tidak sah. Periksa dan coba lagi.',
+    deviceOtherHospital: 'Permintaan perangkat ini berasal dari aplikasi rumah sakit lain.',
     lastAdmin: 'Rumah sakit membutuhkan setidaknya satu administrator aktif.',
     inviteDeactivated: 'Pengguna itu dinonaktifkan; aktifkan kembali alih-alih mengundang.',
     inviteExists: 'Pengguna itu sudah ada sebagai {{role}}; ubah perannya alih-alih mengundang.',
@@ -266,6 +272,7 @@ export const id = {
     notYours: 'Kode ini ditujukan untuk akun lain.',
     asks: '{{client}} meminta izin untuk:',
     onlyIfYou: 'Setujui hanya jika Anda sendiri yang baru saja memulainya di perangkat itu.',
+    codeShown: 'Kode {{code}}',
     approve: 'Setujui',
     deny: 'Tolak',
     approved: 'Disetujui. Perangkat Anda terhubung.',
@@ -278,6 +285,7 @@ export const id = {
     offline_access: 'Tetap terhubung saat Anda tidak aktif (refresh token)',
     simrs_read: 'Membaca rekam rumah sakit (pasien), sesuai peran',
     simrs_write: 'Membuat dan mengubah rekam rumah sakit, sesuai peran',
+    launch_patient: 'Bekerja dengan satu pasien yang Anda pilih di bawah',
   },
   users: {
     lastSignIn: 'terakhir masuk {{when}}',

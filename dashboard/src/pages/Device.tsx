@@ -1,20 +1,22 @@
 // Connect a device (RFC 8628): type the code a device shows, see which application asks for what,
-// approve or deny. Better Auth's device endpoints, through identity's rules (same hospital only).
-import { useState } from 'react';
+// approve or deny. Better Auth's device endpoints, through identity's rules (same hospital only). This is
+// identity's verification_uri; verification_uri_complete adds `?user_code=`, which is looked up at once.
+import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { identity } from '../lib/auth.ts';
+import { AuthError, identity } from '../lib/auth.ts';
 import type { DeviceRequest } from '../lib/auth.ts';
 import { errorMessage } from '../lib/errors.ts';
-import { PageTitle, Status, TextField } from '../ui/kit.tsx';
+import { Loading, PageTitle, Status, TextField } from '../ui/kit.tsx';
 import { ScopeList } from '../ui/ScopeList.tsx';
 
 export default function Device() {
   const { t } = useTranslation();
   const [params] = useSearchParams();
-  const [code, setCode] = useState(params.get('kode') ?? '');
+  const fromLink = (params.get('user_code') ?? '').trim();
+  const [code, setCode] = useState(fromLink);
   const [request, setRequest] = useState<DeviceRequest>();
   const [answered, setAnswered] = useState<'approved' | 'denied'>();
   // Whoever approves sees the application by name (identity answers for clients of their own hospital).
@@ -31,6 +33,13 @@ export default function Device() {
     onSuccess: (_r, approve) => setAnswered(approve ? 'approved' : 'denied'),
   });
   const submit = (e: FormEvent) => (e.preventDefault(), code.trim() && lookup.mutate(code.trim()));
+  // Opened from verification_uri_complete: the code is filled in, and what it asks for shown at once.
+  useEffect(() => {
+    if (fromLink) lookup.mutate(fromLink);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per code in the address
+  }, [fromLink]);
+  const lookupError =
+    lookup.error instanceof AuthError && lookup.error.code === 'invalid_request' ? t('apiError.deviceInvalid') : undefined;
   const clientName = request?.client_id ? client.data?.name || request.client_id : undefined;
 
   return (
@@ -47,7 +56,7 @@ export default function Device() {
           autoCapitalize="characters"
           spellCheck={false}
           required
-          error={lookup.isError ? errorMessage(t, lookup.error) : undefined}
+          error={lookup.isError ? (lookupError ?? errorMessage(t, lookup.error)) : undefined}
         />
         <button type="submit" id="device-lookup" disabled={lookup.isPending}>
           {t('device.continue')}
@@ -57,9 +66,12 @@ export default function Device() {
         <div className="card" id="device-request">
           {request.status !== 'pending' || !request.client_id ? (
             <p>{request.client_id ? t('device.alreadyAnswered') : t('device.notYours')}</p>
+          ) : client.isPending ? (
+            <Loading />
           ) : (
             <>
-              <h2>{t('device.asks', { client: clientName })}</h2>
+              <h2 id="device-client">{t('device.asks', { client: clientName })}</h2>
+              <p>{t('device.codeShown', { code: request.user_code.toUpperCase() })}</p>
               <ScopeList scopes={(request.scope ?? '').split(' ').filter(Boolean)} />
               <p className="hint">{t('device.onlyIfYou')}</p>
               {answered ? (

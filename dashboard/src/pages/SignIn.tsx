@@ -1,6 +1,8 @@
 // Sign-in: a passkey offered in the e-mail field's autofill (conditional UI), or an explicit passkey
 // prompt, or a 6-digit code by e-mail, or a sign-in link by e-mail. Then straight to where the person
-// was going (or their role's start page).
+// was going (or their role's start page). Also the OAuth provider's login page: opened with a signed
+// authorization request, it signs the person in (even when a session exists: the application may ask
+// for a fresh sign-in) and identity's answer says where the authorization continues (lib/oauth.ts).
 import { useEffect, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
@@ -8,6 +10,7 @@ import { useTranslation } from 'react-i18next';
 import { safeReturnPath } from '@simrs/contracts/return-path';
 import { authClient, AuthError, authErrorOf, unwrap } from '../lib/auth.ts';
 import { errorMessage } from '../lib/errors.ts';
+import { authorizeAgain, continueTo, nextStep, signedRequest } from '../lib/oauth.ts';
 import { LanguageSelect } from '../ui/LanguageSelect.tsx';
 import { Loading, PageTitle, Status } from '../ui/kit.tsx';
 
@@ -26,15 +29,17 @@ const LINK_ERRORS: Record<string, string> = {
 
 export function SignIn() {
   const [params] = useSearchParams();
-  const next = safeNext(params.get('next'));
+  // `callbackURL` is what links to identity's former sign-in page carried.
+  const next = safeNext(params.get('next') ?? params.get('callbackURL'));
+  const oauth = signedRequest(params);
   const session = authClient.useSession();
   if (session.isPending && !session.data) return <Loading />;
-  if (session.data) return <Navigate to={next} replace />;
+  if (session.data && !oauth) return <Navigate to={next} replace />;
   // The form only once it is known nobody is signed in: conditional UI needs its e-mail field in the page.
-  return <SignInForm next={next} />;
+  return <SignInForm next={next} oauth={oauth} />;
 }
 
-function SignInForm({ next }: { next: string }) {
+function SignInForm({ next, oauth }: { next: string; oauth: URLSearchParams | undefined }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [params] = useSearchParams();
@@ -46,11 +51,15 @@ function SignInForm({ next }: { next: string }) {
   const [status, setStatus] = useState<{ message: string; error: boolean } | undefined>(
     linkError
       ? { message: errorMessage(t, new AuthError(401, LINK_ERRORS[linkError] ?? 'INVALID_TOKEN', undefined)), error: true }
-      : undefined,
+      : oauth
+        ? { message: t('signIn.continueApp'), error: false }
+        : undefined,
   );
   const otpRef = useRef<HTMLInputElement>(null);
   const emailRef = useRef<HTMLInputElement>(null);
-  const done = () => navigate(next, { replace: true });
+  // Signed in: on to the authorization identity continues (or runs anew), else where the person was going.
+  const done = (answer?: unknown) =>
+    oauth ? continueTo(nextStep(answer) ?? authorizeAgain(oauth)) : void navigate(next, { replace: true });
 
   // Conditional UI: the browser offers this site's passkeys in the e-mail field's autofill.
   useEffect(() => {
@@ -61,7 +70,7 @@ function SignInForm({ next }: { next: string }) {
       if (!available || !live) return;
       const answer = await authClient.signIn.passkey({ autoFill: true });
       if (!live) return;
-      if (answer.data) done();
+      if (answer.data) done(answer.data);
       else if (answer.error) {
         const failure = authErrorOf(answer.error as Parameters<typeof authErrorOf>[0]);
         if (!/cancel|abort/i.test(`${failure.message} ${failure.code ?? ''}`))
@@ -110,24 +119,24 @@ function SignInForm({ next }: { next: string }) {
   const verifyCode = (e: FormEvent) => {
     e.preventDefault();
     void attempt(async () => {
-      await unwrap(authClient.signIn.emailOtp({ email: email.trim(), otp: otp.trim() }));
-      done();
+      done(await unwrap(authClient.signIn.emailOtp({ email: email.trim(), otp: otp.trim() })));
     });
   };
 
   const sendLink = () => {
     if (needEmail()) return;
     void attempt(async () => {
-      // identity lands a link on the dashboard (and a failed one on /masuk) by itself; only a deeper page is named.
-      await unwrap(authClient.signIn.magicLink({ email: email.trim(), ...(next === '/' ? {} : { callbackURL: next }) }));
+      // identity lands a link on the dashboard (and a failed one on /masuk) by itself; only a deeper page is
+      // named, or the authorization request, run anew once the link has signed the person in.
+      const callbackURL = oauth ? authorizeAgain(oauth) : next === '/' ? undefined : next;
+      await unwrap(authClient.signIn.magicLink({ email: email.trim(), ...(callbackURL ? { callbackURL } : {}) }));
       setStatus({ message: t('signIn.linkSent'), error: false });
     });
   };
 
   const passkey = () =>
     void attempt(async () => {
-      await unwrap(authClient.signIn.passkey());
-      done();
+      done(await unwrap(authClient.signIn.passkey()));
     });
 
   return (

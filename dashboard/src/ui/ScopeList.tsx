@@ -1,15 +1,35 @@
 import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
+import { LAUNCH_PATIENT_SCOPE, parseSmartScope } from '@simrs/contracts/smart';
 
-const KNOWN = ['openid', 'profile', 'email', 'offline_access', 'simrs:read', 'simrs:write'];
+const KNOWN: Record<string, 'openid' | 'profile' | 'email' | 'offline_access' | 'simrs_read' | 'simrs_write' | 'launch_patient'> = {
+  openid: 'openid',
+  profile: 'profile',
+  email: 'email',
+  offline_access: 'offline_access',
+  'simrs:read': 'simrs_read',
+  'simrs:write': 'simrs_write',
+  [LAUNCH_PATIENT_SCOPE]: 'launch_patient',
+};
 
-/** OAuth scopes as what they let an application do. */
+/** A SMART scope in plain words ("Read patient records and search for patients: only the one patient…"). */
+function smartWords(t: TFunction, scope: string): string | undefined {
+  const parsed = parseSmartScope(scope);
+  if (!parsed) return undefined;
+  const verbs = parsed.actions.map((a) => t(`smart.${a}`));
+  const actions = verbs.length === 1 ? verbs[0]! : `${verbs.slice(0, -1).join(', ')} ${t('smart.and')} ${verbs.at(-1)!}`;
+  const sentence = t('smart.sentence', { actions, whose: t(parsed.context === 'user' ? 'smart.user' : 'smart.patient') });
+  return sentence[0]!.toUpperCase() + sentence.slice(1);
+}
+
+/** OAuth scopes as what they let an application do (the scope itself beside it, for the curious). */
 export function ScopeList({ scopes }: { scopes: string[] }) {
   const { t } = useTranslation();
   return (
-    <ul className="scopes">
+    <ul className="scopes" id="scope-list">
       {scopes.map((s) => (
         <li key={s} data-scope={s}>
-          {KNOWN.includes(s) ? t(`scopes.${s.replace(':', '_') as 'openid'}`) : s} <code>{s}</code>
+          {KNOWN[s] ? t(`scopes.${KNOWN[s]}`) : (smartWords(t, s) ?? s)} <code>{s}</code>
         </li>
       ))}
     </ul>

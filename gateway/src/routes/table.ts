@@ -50,8 +50,6 @@ const INTEGRATION: readonly ServedMethod[] = ['GET', 'HEAD', 'POST', 'PATCH', 'P
 export const routes: readonly Route[] = [
   // Better Auth: sign-in, sessions, the OAuth provider.
   { prefix: '/api/auth', upstream: 'identity', credentials: 'passthrough', corsMethods: API_METHODS, methods: GET_POST, paths: 'prefix' },
-  // identity's own pages (sign-in, consent, device), same-origin only.
-  { prefix: '/auth', upstream: 'identity', credentials: 'passthrough', corsMethods: [], methods: DOCUMENTS, paths: 'prefix' },
   // OAuth discovery at the site root (RFC 8414 for an issuer with a path, RFC 9728 for the API).
   {
     prefix: '/.well-known/oauth-authorization-server',

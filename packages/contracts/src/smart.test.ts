@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeSmartScope, isApiScope, parseSmartScope, scopeReach, seedScopesOf, SMART_SCOPES } from './smart.ts';
+import { isApiScope, parseSmartScope, scopeReach, seedScopesOf, SMART_SCOPES } from './smart.ts';
 
 test('SMART v2 scopes parse into actions; v1 forms map onto v2; anything else is not a SMART scope', () => {
   assert.deepEqual(parseSmartScope('patient/Patient.rs'), { context: 'patient', resource: 'Patient', actions: ['read', 'search'] });
@@ -42,16 +42,6 @@ test('the accepted list is every canonical scope, once', () => {
   for (const s of SMART_SCOPES) assert.ok(parseSmartScope(s) && isApiScope(s), s);
   assert.ok(SMART_SCOPES.includes('patient/Patient.rs') && SMART_SCOPES.includes('user/Patient.cruds'));
   assert.ok(isApiScope('simrs:write') && !isApiScope('openid'));
-});
-
-test('plain words for the consent page, in English and Indonesian', () => {
-  assert.equal(
-    describeSmartScope('user/Patient.rs'),
-    'Read patient records and search for patients: any patient in your hospital, as far as your role allows',
-  );
-  assert.equal(describeSmartScope('patient/Patient.r', 'id'), 'Membaca data pasien: hanya satu pasien yang dipilih untuk aplikasi ini');
-  assert.equal(describeSmartScope('openid'), undefined);
-  assert.equal(describeSmartScope('launch/patient'), 'Work with one patient you choose below');
 });
 
 test('a SMART scope stands under the seed scopes of its actions', () => {

@@ -1,5 +1,6 @@
 // SMART App Launch v2 scopes for the SIMRS API, and what each scope lets a caller do, written once:
-// identity accepts and explains them (authorization server, consent page), the gateway keeps them in
+// identity accepts them (authorization server), the dashboard's consent page explains them in plain
+// words (its locales, from parseSmartScope), the gateway keeps them in
 // the principal it forwards, records enforces them (tRPC, REST and FHIR alike). The role still decides
 // what the person may do at all (records' permission matrix); a scope only narrows what the token may.
 //
@@ -119,43 +120,3 @@ export const SMART_CAPABILITIES = [
   'permission-user',
   'permission-offline',
 ] as const;
-
-const WORDS: Record<'en' | 'id', Record<PatientAction, string> & { user: string; patient: string; and: string }> = {
-  en: {
-    create: 'register new patients',
-    read: 'read patient records',
-    update: 'correct patient records',
-    delete: 'archive (delete) patients',
-    search: 'search for patients',
-    user: 'any patient in your hospital, as far as your role allows',
-    patient: 'only the one patient chosen for this app',
-    and: 'and',
-  },
-  id: {
-    create: 'mendaftarkan pasien baru',
-    read: 'membaca data pasien',
-    update: 'memperbaiki data pasien',
-    delete: 'mengarsipkan (menghapus) pasien',
-    search: 'mencari pasien',
-    user: 'pasien mana pun di rumah sakit Anda, sejauh peran Anda mengizinkan',
-    patient: 'hanya satu pasien yang dipilih untuk aplikasi ini',
-    and: 'dan',
-  },
-};
-
-const LAUNCH_WORDS = {
-  en: 'Work with one patient you choose below',
-  id: 'Bekerja dengan satu pasien yang Anda pilih di bawah',
-};
-
-/** A SMART scope in plain words for the consent page, or undefined for any other scope. */
-export function describeSmartScope(scope: string, locale: 'en' | 'id' = 'en'): string | undefined {
-  if (scope === LAUNCH_PATIENT_SCOPE) return LAUNCH_WORDS[locale];
-  const parsed = parseSmartScope(scope);
-  if (!parsed) return undefined;
-  const w = WORDS[locale];
-  const verbs = parsed.actions.map((a) => w[a]);
-  const list = verbs.length === 1 ? verbs[0]! : `${verbs.slice(0, -1).join(', ')} ${w.and} ${verbs[verbs.length - 1]!}`;
-  const sentence = `${list}: ${parsed.context === 'user' ? w.user : w.patient}`;
-  return sentence[0]!.toUpperCase() + sentence.slice(1);
-}

@@ -1,4 +1,4 @@
-// identity: Better Auth over HTTP (/api/auth, pages under /auth), IdentityService over gRPC.
+// identity: Better Auth over HTTP (/api/auth; no pages: people see the dashboard's), IdentityService over gRPC.
 // config -> logger -> migrate -> servers -> signals, as every service here.
 import { addHealthService } from '@simrs/proto/health';
 import { createServer as createGrpcServer, drain, listen } from '@simrs/proto/grpc';
@@ -8,7 +8,6 @@ import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { observePgPool, observeRedis } from '@simrs/platform/pool-metrics';
 import { untraced } from '@simrs/platform/spans';
 import { createRedis, pingRedis } from '@simrs/platform/redis';
-import { APIError } from 'better-auth/api';
 import { createAuth, JWT_OPTIONS, keySet } from './auth/index.ts';
 import { reserveDpopProofsInRedis, routerOnce } from './shims/index.ts';
 import { loadIdentityConfig } from './config.ts';
@@ -17,7 +16,6 @@ import { createDirectory } from './directory/index.ts';
 import { deriveKeys } from './keys/index.ts';
 import { createMailer, createOutbox } from './mail/index.ts';
 import { createOAuthClients, createRegistrationTokens, ensureSigningKeys, rotateSigningKey, withCorrectDiscovery } from './oauth/index.ts';
-import { createPages } from './pages/index.ts';
 import { addIdentityService, createHttpServer, log, observeDeviceCodes } from './server/index.ts';
 import { createIdentityStorage, createRevocations, createSessions } from './sessions/index.ts';
 import { createLimits } from './signin/index.ts';
@@ -90,27 +88,6 @@ const checks = { postgres: () => pool.query('select 1'), redis: () => pingRedis(
 observePgPool('identity', pool);
 observeRedis('identity', redis);
 observeDeviceCodes(pool, untraced);
-const pages = createPages({
-  publicUrl: config.PUBLIC_URL,
-  directory,
-  oauthClients,
-  currentUser: async (headers) => (await auth.api.getSession({ headers }))?.user ?? undefined,
-  async verifyDeviceCode(headers, userCode) {
-    try {
-      const found = await auth.api.deviceVerify({ query: { user_code: userCode }, headers });
-      return { ok: true, status: found.status, clientId: found.client_id, scope: found.scope };
-    } catch (err) {
-      if (!(err instanceof APIError)) throw err;
-      const body = (err.body ?? {}) as { error?: string; code?: string; error_description?: string; message?: string };
-      return {
-        ok: false,
-        httpStatus: err.statusCode,
-        error: body.error ?? body.code ?? 'invalid_request',
-        description: body.error_description ?? body.message ?? '',
-      };
-    }
-  },
-});
 reserveDpopProofsInRedis(await authContext(), storage);
 const minted = await ensureSigningKeys(await authContext(), JWT_OPTIONS);
 if (minted.length) log.info({ algorithms: minted }, 'signing keys created');
@@ -122,7 +99,7 @@ pool.on('error', trouble);
 pool.on('connect', (client) => client.on('error', trouble));
 redis.on('error', trouble);
 const recentTrouble = () => Date.now() - troubleAt < 10_000;
-const http = createHttpServer({ config, handler: withCorrectDiscovery(routerOnce(auth)), pages, checks, recentTrouble, log });
+const http = createHttpServer({ config, handler: withCorrectDiscovery(routerOnce(auth)), checks, recentTrouble, log });
 http.listen(config.HTTP_PORT, config.HOST, () => log.info({ port: config.HTTP_PORT }, 'identity http listening'));
 
 // Connections are recycled now and then, so the gateway's calls spread over new replicas too.

@@ -57,7 +57,7 @@ export const JWT_OPTIONS: JwtOptions = {
 
 /**
  * The paths Better Auth's own rate limit leaves alone: every path identity offers (server/http.ts)
- * under /sign-in/, /email-otp/ and /magic-link/, and /get-session. Named one by one rather than as
+ * under /sign-in/, /email-otp/ and /magic-link/, /get-session and /device. Named one by one rather than as
  * `/sign-in/*` and the like: Better Auth compiles each wildcard rule into a RegExp on every request it
  * checks (about 0.5 % of identity's busy samples per token refresh); exact rules are compared as strings.
  * Only offered paths reach Better Auth over HTTP, and server/http.test.ts checks that every offered
@@ -74,6 +74,10 @@ export const OWN_LIMITS = [
   '/email-otp/request-password-reset',
   '/email-otp/reset-password',
   '/get-session',
+  // The dashboard's device page looks user codes up here over HTTP; identity limits the guessing per IP
+  // and per user (oauth/hooks.ts). The device plugin's own rule (5 per code lifetime per IP) would stop
+  // a whole ward behind one address after five look-ups.
+  '/device',
 ];
 
 export function authOptions(deps: AuthDeps) {

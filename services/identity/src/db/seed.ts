@@ -1,5 +1,5 @@
 // Development data (idempotent): two hospitals and their people. Nobody gets mail; they sign in from
-// /auth/sign-in with an e-mail code or a magic link (read them in the local mail catcher).
+// the dashboard's /masuk with an e-mail code or a magic link (read them in the local mail catcher).
 // `node src/db/seed.ts` with DATABASE_URL (it migrates first), or SEED_DEMO_DATA=true at start.
 import type { Role } from '@simrs/contracts/access';
 import type { Directory } from '../directory/index.ts';

@@ -205,7 +205,7 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
 
   /** Looking up, approving or denying a user code: rate limited, and only within the client's tenant. */
   async function beforeDeviceVerification(ctx: Ctx): Promise<void> {
-    // No method on a server-side call (the verification page's): read both places.
+    // GET /device names the code in the query, approve and deny in the body: read both places.
     const source = { ...(isPlainObject(ctx.query) ? ctx.query : {}), ...(isPlainObject(ctx.body) ? ctx.body : {}) };
     const userCode = source.user_code ?? source.userCode;
     if (typeof userCode !== 'string') return;

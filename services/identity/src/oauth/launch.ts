@@ -1,6 +1,6 @@
 // SMART App Launch v2 standalone launch: the patient context. A client that asks for `launch/patient`
-// always gets the consent page, where the user picks one patient of the hospital (pages/assets/
-// patient-picker.js searches through records' `pasien.list` with the user's own session). The choice
+// always gets the consent page, where the user picks one patient of the hospital (the dashboard's
+// patient picker searches through records' `pasien.list` with the user's own session). The choice
 // is kept per grant (keyed by the stored id of the authorization code, which every refresh token of
 // the grant carries: grants.ts), so every access token issued from that grant, after any number of
 // refreshes, names the patient (PATIENT_CLAIM) and the token response carries it as `patient`.

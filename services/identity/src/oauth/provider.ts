@@ -13,10 +13,10 @@
 // - ID tokens in RS256 unless the client registered another algorithm (id-tokens.ts);
 // - guessing device user codes is rate limited per IP and per user.
 import type { OAuthProviderExtension } from '@better-auth/oauth-provider';
+import { DASHBOARD } from '@simrs/contracts/dashboard';
 import { PATIENT_CLAIM, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
 import { LAUNCH_PATIENT_SCOPE, SMART_SCOPES } from '@simrs/contracts/smart';
-import { PAGES } from '../pages/index.ts';
 import { createGrants } from './grants.ts';
 import { oauthPlugin, providerOptions } from './hooks.ts';
 import { createLaunch } from './launch.ts';
@@ -86,8 +86,10 @@ export function createOAuth(deps: OAuthDeps) {
   };
 
   const providerOptionsInput = {
-    loginPage: PAGES.signIn,
-    consentPage: PAGES.consent,
+    // The dashboard's pages (identity serves none): the sign-in page continues the signed request, the
+    // consent page answers it through /oauth2/consent.
+    loginPage: DASHBOARD.signIn,
+    consentPage: DASHBOARD.consent,
     scopes: OAUTH_SCOPES,
     clientRegistrationDefaultScopes: [...CLIENT_BASE_SCOPES],
     // Beyond the defaults a registration may name simrs:write and SMART scopes; the registration token
@@ -154,7 +156,7 @@ export function createOAuth(deps: OAuthDeps) {
   };
 
   const deviceOptions = {
-    verificationUri: `${config.PUBLIC_URL}${PAGES.device}`,
+    verificationUri: `${config.PUBLIC_URL}${DASHBOARD.device}`,
     expiresIn: `${config.DEVICE_CODE_TTL_SECONDS}s` as `${number}s`,
     interval: `${config.DEVICE_POLL_INTERVAL_SECONDS}s` as `${number}s`,
     // The device gets a random code; Postgres keeps only its keyed hash (swapped back in the answer).

@@ -5,9 +5,9 @@ import { OWN_LIMITS } from '../auth/index.ts';
 import { documentedError, isOffered, OFFERED_PATHS } from './http.ts';
 
 describe('http surface', () => {
-  test("Better Auth's own rate limit leaves exactly the offered sign-in, e-mail code and magic-link paths (and /get-session) to SIMRS's limits", () => {
+  test("Better Auth's own rate limit leaves exactly the offered sign-in, e-mail code and magic-link paths (and /get-session, /device) to SIMRS's limits", () => {
     const own = [...OFFERED_PATHS].filter(
-      (p) => ['/sign-in/', '/email-otp/', '/magic-link/'].some((x) => p.startsWith(x)) || p === '/get-session',
+      (p) => ['/sign-in/', '/email-otp/', '/magic-link/'].some((x) => p.startsWith(x)) || p === '/get-session' || p === '/device',
     );
     assert.deepEqual(new Set(OWN_LIMITS), new Set(own));
   });

@@ -1,6 +1,6 @@
 // identity's HTTP surface: /healthz and /readyz, Better Auth under /api/auth (only the routes this
-// service means to offer; anything else is a 404 before Better Auth sees it), and its own pages under
-// /auth. The gateway proxies /api/auth/* and /auth/* here unchanged.
+// service means to offer; anything else is a 404 before Better Auth sees it). No pages: the dashboard
+// serves every page a person sees and calls these endpoints. The gateway proxies /api/auth/* here unchanged.
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { requestContext } from '@simrs/platform/context';
@@ -16,7 +16,6 @@ import type { ErrorCode } from '@simrs/contracts/envelope';
 import { jsonTooDeep, MAX_JSON_DEPTH, storableStrings } from '@simrs/platform/json-depth';
 import { runChecks } from '@simrs/platform/health';
 import type { Config } from '../config.ts';
-import type { Pages } from '../pages/index.ts';
 import { PASSWORD_PATHS, SIGN_UP_DISABLED } from '../signin/index.ts';
 import { observeAuthResponse } from './metrics.ts';
 
@@ -173,7 +172,6 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 export interface HttpDeps {
   config: Config;
   handler: (request: Request) => Promise<Response>;
-  pages: Pages;
   checks: Checks;
   /** True while, or shortly after, a dependency failed (a connection dropped): its 500s are 503s. */
   recentTrouble?: () => boolean;
@@ -277,14 +275,6 @@ export function createHttpServer(deps: HttpDeps): Server {
         const metadata = ROOT_METADATA.get(path);
         if (metadata) return toBetterAuth(req, res, metadata, `${AUTH_BASE_PATH}${metadata}`);
         if (PROTECTED_RESOURCE_METADATA.includes(path)) return protectedResource(res);
-        if (path === '/auth' || path.startsWith('/auth/')) {
-          annotateRequest(req, { route: normalizePath(path) });
-          const missing = await deps.pages.serve(req, res, path);
-          if (missing === 'method')
-            return sendError(res, 'METHOD_NOT_SUPPORTED', `${req.method} is not served here`, path, { allow: 'GET, HEAD' });
-          if (missing === 'missing') return sendError(res, 'NOT_FOUND', 'no such page', path);
-          return;
-        }
         return sendError(res, 'NOT_FOUND', 'no such route', path);
       };
       work().catch(async (err: unknown) => {

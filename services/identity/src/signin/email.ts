@@ -2,8 +2,9 @@
 // plugin), sign-in only (no sign-up), mailed through the notifier to active users only. Codes and link
 // tokens are stored as keyed hashes.
 import { emailOTP, magicLink } from 'better-auth/plugins';
-import { APIError, createAuthMiddleware } from 'better-auth/api';
+import { DASHBOARD, LANGUAGE_COOKIE, languageOf } from '@simrs/contracts/dashboard';
 import { safeReturnPath } from '@simrs/contracts/return-path';
+import { APIError, createAuthMiddleware } from 'better-auth/api';
 import { OTP_ATTEMPTS, OTP_LENGTH } from '../config.ts';
 import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
@@ -12,7 +13,6 @@ import { hmac } from '../keys/index.ts';
 import type { Keys } from '../keys/index.ts';
 import type { Locale, Mailer } from '../mail/index.ts';
 import { MailNotAccepted } from '../mail/index.ts';
-import { DASHBOARD, LANGUAGE_COOKIE, pageLocale } from '../pages/index.ts';
 import type { Limits } from './limits.ts';
 import { clientIp, isPlainObject } from './request.ts';
 import type { Ctx } from './request.ts';
@@ -115,7 +115,7 @@ async function activeRecipient(directory: Directory, email: string, ctx?: unknow
 export function chosenLocale(ctx: unknown): Locale | undefined {
   const c = ctx as Ctx | undefined;
   const cookie = (c?.request?.headers ?? c?.headers)?.get('cookie') ?? undefined;
-  return cookie && new RegExp(`(?:^|;\\s*)${LANGUAGE_COOKIE}=`).test(cookie) ? pageLocale(cookie) : undefined;
+  return cookie && new RegExp(`(?:^|;\\s*)${LANGUAGE_COOKIE}=`).test(cookie) ? languageOf(cookie) : undefined;
 }
 
 /**

@@ -6,6 +6,7 @@
 // raw session tokens out of JSON bodies (the cookie is HttpOnly for a reason), security notices.
 import type { BetterAuthPlugin } from 'better-auth';
 import { APIError, createAuthMiddleware, getSessionFromCtx } from 'better-auth/api';
+import { DASHBOARD } from '@simrs/contracts/dashboard';
 import type { Logger } from '@simrs/platform/logger';
 import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
@@ -138,7 +139,7 @@ function withProperties(session: Record<string, unknown>): Record<string, unknow
 export function simrsPlugin(deps: PluginDeps) {
   const { config, limits, mailer, log } = deps;
   const rp = { id: config.PASSKEY_RP_ID, name: config.PASSKEY_RP_NAME };
-  const accountUrl = `${config.PUBLIC_URL}/auth/account`;
+  const accountUrl = `${config.PUBLIC_URL}${DASHBOARD.account}`;
 
   return {
     id: 'simrs',

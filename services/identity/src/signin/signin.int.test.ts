@@ -140,9 +140,9 @@ describe('sign-in by e-mail', () => {
     assert.equal(first.headers.get('location'), `${f.publicUrl}/`, 'the dashboard');
     assert.ok(browser.cookies.get(COOKIE), 'signed in');
     remember(browser);
-    const page = await browser.fetch('/auth/account');
-    assert.equal(page.status, 200);
-    assert.match(await page.text(), /pendaftaran@rs-demo\.test/);
+    const session = await browser.fetch('/api/auth/get-session');
+    assert.equal(session.status, 200);
+    assert.match(await session.text(), /pendaftaran@rs-demo\.test/);
 
     const other = f.client();
     const second = await other.fetch(link.pathname + link.search);

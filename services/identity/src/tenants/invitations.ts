@@ -3,12 +3,12 @@
 // verification record in the exact form the magic-link plugin consumes, so opening it signs the
 // invitee in through the plugin's own verify endpoint and lands on the dashboard.
 import { randomBytes } from 'node:crypto';
+import { DASHBOARD } from '@simrs/contracts/dashboard';
 import { AUTH_BASE_PATH } from '@simrs/contracts/oauth';
 import type { Config } from '../config.ts';
 import type { DirectoryUser, Tenant } from '../directory/index.ts';
 import type { Keys } from '../keys/index.ts';
 import type { Mailer } from '../mail/index.ts';
-import { DASHBOARD } from '../pages/index.ts';
 import type { AuthInternals } from '../sessions/index.ts';
 import { hashMagicLinkToken } from '../signin/index.ts';
 
