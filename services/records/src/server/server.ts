@@ -43,16 +43,9 @@ export interface RecordsDeps {
   checks: Checks;
 }
 
-export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
-  const health = serveHealth(deps.checks);
-  const cursors = makeCursors(config.PRINCIPAL_SECRET);
-  const verify = principalVerifier(config.PRINCIPAL_SECRET);
-  const prefix = config.INTEGRATION_PREFIX;
-  const doc = openApiDocument(prefix);
-  const docJson = JSON.stringify(doc);
-  const docsHtml = docsPage(doc, prefix);
-
-  async function createContext(req: IncomingMessage): Promise<Context> {
+/** The tRPC context of a request: the principal the gateway signed and, with one, its tenant's scope. */
+function contextFor(deps: RecordsDeps, verify: PrincipalVerifier, cursors: ReturnType<typeof makeCursors>) {
+  return async function createContext(req: IncomingMessage): Promise<Context> {
     const principal = await principalOf(req.headers[PRINCIPAL_HEADER], verify);
     const requestId = String(req.headers[REQUEST_ID_HEADER] ?? '') || randomUUID();
     const span = trace.getActiveSpan()?.spanContext();
@@ -70,36 +63,29 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
         }
       : undefined;
     return { principal, requestId, scope };
-  }
-
-  const onError = (error: { code: string; cause?: unknown }, path: string | undefined) => {
-    if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error.cause ?? error, path }, 'procedure failed');
-    else if (error.code === 'SERVICE_UNAVAILABLE') log.warn({ err: error.cause ?? error, path }, 'database unavailable');
-    else if (error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN') log.warn({ code: error.code, path }, 'call refused');
   };
+}
 
-  // The database away is a 503 the caller should retry: say when, as every other 503 does.
-  const headersFor = (errors: readonly { code: string }[]): Record<string, string> =>
-    errors.some((e) => e.code === 'SERVICE_UNAVAILABLE') ? { 'retry-after': '1' } : {};
-  const trpc = createHTTPHandler({
-    router: appRouter,
-    basePath: '/trpc/',
-    maxBodySize: config.MAX_BODY_BYTES,
-    maxBatchSize: 10,
-    createContext: ({ req }) => createContext(req),
-    onError: ({ error, path }) => onError(error, path),
-    responseMeta: ({ errors }) => ({ headers: headersFor(errors) }),
-  });
-  // One query by GET (the dashboard's and integrations' everyday call) skips the adapter's Fetch API round trip.
-  const singleQuery = singleQueryHandler({ router: appRouter, createContext, onError, headersFor });
-  const fhir = createFhirHandler({ prefix, publicUrl: config.PUBLIC_URL, maxBodyBytes: config.MAX_BODY_BYTES, createContext });
-  const fhirBase = `${prefix}/fhir`;
-  const rest = createIntegrationHandler({ prefix, createContext, onError: (err, path) => onError(err as { code: string }, path) });
+/** Logs the failures an operator should see: errors, the database away, refused calls. */
+function onError(error: { code: string; cause?: unknown }, path: string | undefined): void {
+  if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error.cause ?? error, path }, 'procedure failed');
+  else if (error.code === 'SERVICE_UNAVAILABLE') log.warn({ err: error.cause ?? error, path }, 'database unavailable');
+  else if (error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN') log.warn({ code: error.code, path }, 'call refused');
+}
 
-  async function integration(req: IncomingMessage & { body?: unknown }, res: ServerResponse, path: string): Promise<void> {
+// The database away is a 503 the caller should retry: say when, as every other 503 does.
+const headersFor = (errors: readonly { code: string }[]): Record<string, string> =>
+  errors.some((e) => e.code === 'SERVICE_UNAVAILABLE') ? { 'retry-after': '1' } : {};
+
+/** Answers GET of the OpenAPI document and of its docs page; false for any other request. */
+function docsResponder(prefix: string) {
+  const doc = openApiDocument(prefix);
+  const docJson = JSON.stringify(doc);
+  const docsHtml = docsPage(doc, prefix);
+  return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
     if (req.method === 'GET' && path === '/openapi.json') {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' }).end(docJson);
-      return;
+      return true;
     }
     if (req.method === 'GET' && (path === '/docs' || path === '/docs/')) {
       res
@@ -111,8 +97,37 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
           'x-content-type-options': 'nosniff',
         })
         .end(docsHtml);
-      return;
+      return true;
     }
+    return false;
+  };
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** /trpc/…: refuses in the JSON envelope what tRPC would refuse otherwise, then the one-query path or the adapter. */
+function trpcRoute(trpc: Handler, singleQuery: ReturnType<typeof singleQueryHandler>) {
+  return (req: IncomingMessage, res: ServerResponse, pathname: string, url: string): void => {
+    // tRPC answers a procedure path that is not valid percent-encoding with a 400 that is not JSON.
+    try {
+      decodeURIComponent(pathname);
+    } catch {
+      return sendError(res, 'BAD_REQUEST', 'the procedure path is not valid percent-encoding', pathname);
+    }
+    // tRPC refuses other body types with a 415 that is not JSON; answer it here, in the envelope.
+    if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+      return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', pathname.slice('/trpc/'.length), {
+        connection: 'close',
+      });
+    if (singleQuery(req, res, pathname.slice('/trpc/'.length), url.slice(pathname.length))) return;
+    return trpc(req, res);
+  };
+}
+
+/** The integration prefix: the docs, else the REST call with its JSON body read and checked first. */
+function integrationRoute(config: Config, docs: ReturnType<typeof docsResponder>, rest: ReturnType<typeof createIntegrationHandler>) {
+  return async function integration(req: IncomingMessage & { body?: unknown }, res: ServerResponse, path: string): Promise<void> {
+    if (docs(req, res, path)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       let raw: string;
       try {
@@ -139,7 +154,30 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       }
     }
     await rest(req, res);
-  }
+  };
+}
+
+export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
+  const health = serveHealth(deps.checks);
+  const verify = principalVerifier(config.PRINCIPAL_SECRET);
+  const prefix = config.INTEGRATION_PREFIX;
+  const createContext = contextFor(deps, verify, makeCursors(config.PRINCIPAL_SECRET));
+
+  const trpc = createHTTPHandler({
+    router: appRouter,
+    basePath: '/trpc/',
+    maxBodySize: config.MAX_BODY_BYTES,
+    maxBatchSize: 10,
+    createContext: ({ req }) => createContext(req),
+    onError: ({ error, path }) => onError(error, path),
+    responseMeta: ({ errors }) => ({ headers: headersFor(errors) }),
+  });
+  // One query by GET (the dashboard's and integrations' everyday call) skips the adapter's Fetch API round trip.
+  const trpcCall = trpcRoute(trpc, singleQueryHandler({ router: appRouter, createContext, onError, headersFor }));
+  const fhir = createFhirHandler({ prefix, publicUrl: config.PUBLIC_URL, maxBodyBytes: config.MAX_BODY_BYTES, createContext });
+  const fhirBase = `${prefix}/fhir`;
+  const rest = createIntegrationHandler({ prefix, createContext, onError: (err, path) => onError(err as { code: string }, path) });
+  const integration = integrationRoute(config, docsResponder(prefix), rest);
 
   return createServer((req, res) => {
     if (health(req, res)) return;
@@ -161,19 +199,7 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       }
       if (pathname.startsWith('/trpc/')) {
         observeCall(req, res, { surface: 'trpc', pathname, prefix });
-        // tRPC answers a procedure path that is not valid percent-encoding with a 400 that is not JSON.
-        try {
-          decodeURIComponent(pathname);
-        } catch {
-          return sendError(res, 'BAD_REQUEST', 'the procedure path is not valid percent-encoding', pathname);
-        }
-        // tRPC refuses other body types with a 415 that is not JSON; answer it here, in the envelope.
-        if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
-          return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', pathname.slice('/trpc/'.length), {
-            connection: 'close',
-          });
-        if (singleQuery(req, res, pathname.slice('/trpc/'.length), url.slice(pathname.length))) return;
-        return trpc(req, res);
+        return trpcCall(req, res, pathname, url);
       }
       if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
         observeCall(req, res, { surface: 'rest', pathname, prefix });
