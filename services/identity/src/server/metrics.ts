@@ -25,21 +25,22 @@ const deviceCodes = m.createCounter('identity.device_codes.issued', {
   description: 'Device codes issued (RFC 8628 device authorization requests).',
 });
 
-const SIGN_IN: Record<string, 'otp' | 'magic_link' | 'passkey'> = {
-  '/sign-in/email-otp': 'otp',
-  '/magic-link/verify': 'magic_link',
-  '/passkey/verify-authentication': 'passkey',
-};
-const SEND: Record<string, 'otp' | 'magic_link'> = {
-  '/email-otp/send-verification-otp': 'otp',
-  '/sign-in/magic-link': 'magic_link',
-};
-const GRANTS: Record<string, string> = {
-  authorization_code: 'authorization_code',
-  refresh_token: 'refresh_token',
-  client_credentials: 'client_credentials',
-  'urn:ietf:params:oauth:grant-type:device_code': 'device_code',
-};
+// Maps, since the keys come from the request: no inherited property can pass for an entry.
+const SIGN_IN = new Map<string, 'otp' | 'magic_link' | 'passkey'>([
+  ['/sign-in/email-otp', 'otp'],
+  ['/magic-link/verify', 'magic_link'],
+  ['/passkey/verify-authentication', 'passkey'],
+]);
+const SEND = new Map<string, 'otp' | 'magic_link'>([
+  ['/email-otp/send-verification-otp', 'otp'],
+  ['/sign-in/magic-link', 'magic_link'],
+]);
+const GRANTS = new Map<string, string>([
+  ['authorization_code', 'authorization_code'],
+  ['refresh_token', 'refresh_token'],
+  ['client_credentials', 'client_credentials'],
+  ['urn:ietf:params:oauth:grant-type:device_code', 'device_code'],
+]);
 
 const code = (value: unknown): string => (typeof value === 'string' && /^[A-Za-z_]{1,48}$/.test(value) ? value.toUpperCase() : 'OTHER');
 
@@ -60,7 +61,7 @@ function grantOf(body: Buffer | undefined, contentType: string | undefined): str
   const raw = /json/i.test(contentType ?? '')
     ? jsonField(body, 'grant_type')
     : new URLSearchParams(body.toString('utf8')).get('grant_type');
-  return typeof raw === 'string' ? (GRANTS[raw] ?? 'other') : 'other';
+  return typeof raw === 'string' ? (GRANTS.get(raw) ?? 'other') : 'other';
 }
 
 export interface AuthExchange {
@@ -74,34 +75,39 @@ export interface AuthExchange {
   responseBody?: Buffer;
 }
 
+/** A sign-in attempt by its outcome, and a failure by its reason. */
+function countSignIn(method: 'otp' | 'magic_link' | 'passkey', x: AuthExchange): void {
+  // A magic link answers with a redirect either way: failures go to the error callback with ?error=.
+  const redirectError = x.status >= 300 && x.status < 400 && x.location ? new URL(x.location, 'http://x').searchParams.get('error') : null;
+  if (x.status === 429) signIns.add(1, { method, outcome: 'rate_limited' });
+  else if (x.status >= 500) signIns.add(1, { method, outcome: 'error' });
+  else if (x.status >= 400 || redirectError) {
+    signIns.add(1, { method, outcome: 'failure' });
+    failures.add(1, { method, reason: code(redirectError ?? jsonField(x.responseBody, 'code')) });
+  } else signIns.add(1, { method, outcome: 'success' });
+}
+
+/** A code or link requested, by its outcome. */
+function countRequested(kind: 'otp' | 'magic_link', status: number): void {
+  const outcome = status === 429 ? 'rate_limited' : status >= 500 ? 'error' : status >= 400 ? 'refused' : 'accepted';
+  requested.add(1, { kind, outcome });
+}
+
+/** A token request: issued, or refused with its OAuth error; by grant type. */
+function countToken(x: AuthExchange): void {
+  const grant_type = grantOf(x.requestBody, x.requestType);
+  if (x.status === 200) tokens.add(1, { grant_type });
+  else tokenErrors.add(1, { grant_type, error: code(jsonField(x.responseBody, 'error', 'code')).toLowerCase() });
+}
+
 /** Counts one answered Better Auth request. Never throws. */
 export function observeAuthResponse(x: AuthExchange): void {
   try {
-    const method = SIGN_IN[x.path];
-    if (method) {
-      // A magic link answers with a redirect either way: failures go to the error callback with ?error=.
-      const redirectError =
-        x.status >= 300 && x.status < 400 && x.location ? new URL(x.location, 'http://x').searchParams.get('error') : null;
-      if (x.status === 429) signIns.add(1, { method, outcome: 'rate_limited' });
-      else if (x.status >= 500) signIns.add(1, { method, outcome: 'error' });
-      else if (x.status >= 400 || redirectError) {
-        signIns.add(1, { method, outcome: 'failure' });
-        failures.add(1, { method, reason: code(redirectError ?? jsonField(x.responseBody, 'code')) });
-      } else signIns.add(1, { method, outcome: 'success' });
-      return;
-    }
-    const kind = SEND[x.path];
-    if (kind) {
-      const outcome = x.status === 429 ? 'rate_limited' : x.status >= 500 ? 'error' : x.status >= 400 ? 'refused' : 'accepted';
-      requested.add(1, { kind, outcome });
-      return;
-    }
-    if (x.path === '/oauth2/token' && x.method === 'POST') {
-      const grant_type = grantOf(x.requestBody, x.requestType);
-      if (x.status === 200) tokens.add(1, { grant_type });
-      else tokenErrors.add(1, { grant_type, error: code(jsonField(x.responseBody, 'error', 'code')).toLowerCase() });
-      return;
-    }
+    const method = SIGN_IN.get(x.path);
+    if (method) return countSignIn(method, x);
+    const kind = SEND.get(x.path);
+    if (kind) return countRequested(kind, x.status);
+    if (x.path === '/oauth2/token' && x.method === 'POST') return countToken(x);
     if ((x.path === '/device/code' || x.path === '/oauth2/device-authorization') && x.status === 200) deviceCodes.add(1);
   } catch {
     // metrics never break a request
