@@ -2,6 +2,19 @@ import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
+// Temporary: files whose long or branchy functions are being rewritten on other branches right now.
+// They are split once those branches are merged; then this list goes, and it must not grow.
+const PENDING_SPLIT = [
+  'bench/gateway.ts',
+  'dashboard/src/App.tsx',
+  'dashboard/src/pages/Account.tsx',
+  'dashboard/src/pages/SignIn.tsx',
+  'services/identity/src/auth/auth.ts',
+  'services/identity/src/oauth/grants.ts',
+  'services/identity/src/oauth/hooks.ts',
+  'services/identity/src/oauth/provider.ts',
+];
+
 export default tseslint.config(
   { ignores: ['.scratch/**', '**/node_modules/**', 'proto/gen/**', '**/.data/**', 'charts/**', '**/dist/**'] },
   js.configs.recommended,
@@ -17,6 +30,16 @@ export default tseslint.config(
     // The dashboard (React): the rules of hooks.
     files: ['dashboard/src/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat['recommended-latest'],
+  },
+  {
+    // Short functions in source code. complexity 20 is ESLint's own default threshold. Tests and test
+    // kits (fixtures that only tests load) are exempt.
+    files: ['**/*.{js,mjs,ts,tsx}'],
+    ignores: ['**/*.test.ts', 'test/**', '**/testkit.ts', '**/testing/**', '**/testing.ts', ...PENDING_SPLIT],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      complexity: ['error', { max: 20 }],
+    },
   },
   {
     files: ['scripts/**', 'bench/**', 'examples/**', '**/cli.ts'],

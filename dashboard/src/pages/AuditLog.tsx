@@ -26,20 +26,9 @@ function dayBound(day: string, end: boolean): string | undefined {
   return new Date(y, m - 1, end ? d + 1 : d).toISOString();
 }
 
-export default function AuditLog() {
-  const { t } = useTranslation();
-  const trpc = useTRPC();
-  const canSeeNames = useCan('audit.read');
-  const canOpenPatients = useCan('pasien.read');
-  const [params, setParams] = useSearchParams();
-  const applied = Object.fromEntries(FILTERS.map((k) => [k, params.get(k) ?? ''])) as Filters;
-  const [draft, setDraft] = useState<Filters>(applied);
-  // Names and roles, not addresses: what an auditor may know of colleagues (identity's /tenant/names).
-  const users = useQuery({ queryKey: ['identity', 'names'], queryFn: identity.names, enabled: canSeeNames });
-  const names = new Map(users.data?.users.map((u) => [u.id, u.name]));
-  const badPatient = applied.pasien !== '' && !UUID.test(applied.pasien);
-
-  const input = {
+/** The audit.list input for the filters in the address (an unknown action or a bad patient id is left out). */
+function auditInput(applied: Filters, badPatient: boolean) {
+  return {
     limit: 50,
     ...((ACTIONS as readonly string[]).includes(applied.action) ? { action: applied.action as Action } : {}),
     ...(applied.actor ? { actorUserId: applied.actor } : {}),
@@ -47,6 +36,21 @@ export default function AuditLog() {
     ...(dayBound(applied.dari, false) ? { from: dayBound(applied.dari, false) } : {}),
     ...(dayBound(applied.sampai, true) ? { to: dayBound(applied.sampai, true) } : {}),
   };
+}
+
+export default function AuditLog() {
+  const { t } = useTranslation();
+  const trpc = useTRPC();
+  const canSeeNames = useCan('audit.read');
+  const canOpenPatients = useCan('pasien.read');
+  const [params, setParams] = useSearchParams();
+  const applied = Object.fromEntries(FILTERS.map((k) => [k, params.get(k) ?? ''])) as Filters;
+  // Names and roles, not addresses: what an auditor may know of colleagues (identity's /tenant/names).
+  const users = useQuery({ queryKey: ['identity', 'names'], queryFn: identity.names, enabled: canSeeNames });
+  const names = new Map(users.data?.users.map((u) => [u.id, u.name]));
+  const badPatient = applied.pasien !== '' && !UUID.test(applied.pasien);
+
+  const input = auditInput(applied, badPatient);
   const client = useTRPCClient();
   const log = useInfiniteQuery({
     ...cursorPages(trpc.audit.list.queryKey(input), (cursor) => client.audit.list.query({ ...input, cursor })),
@@ -54,55 +58,11 @@ export default function AuditLog() {
   });
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const next = new URLSearchParams();
-    for (const k of FILTERS) if (draft[k].trim()) next.set(k, draft[k].trim());
-    setParams(next);
-  };
-  const set = (k: keyof Filters) => (v: string) => setDraft({ ...draft, [k]: v });
-
   return (
     <section>
       <PageTitle text={t('audit.title')} />
       <p className="lead">{t('audit.lead')}</p>
-      <form className="filters grid" onSubmit={submit} aria-label={t('audit.filters')}>
-        <SelectField
-          label={t('audit.action')}
-          name="action"
-          value={draft.action}
-          onValue={set('action')}
-          placeholder={t('audit.anyAction')}
-          options={ACTIONS.map((a) => ({ value: a, label: t(`audit.actions.${a}`) }))}
-        />
-        {users.data ? (
-          <SelectField
-            label={t('audit.who')}
-            name="actor"
-            value={draft.actor}
-            onValue={set('actor')}
-            placeholder={t('audit.anyone')}
-            options={users.data.users.map((u) => ({ value: u.id, label: `${u.name} (${t(`role.${u.role}`)})` }))}
-          />
-        ) : (
-          <TextField label={t('audit.actorId')} name="actor" value={draft.actor} onValue={set('actor')} hint={t('audit.actorHint')} />
-        )}
-        <TextField
-          label={t('audit.patientId')}
-          name="pasien"
-          value={draft.pasien}
-          onValue={set('pasien')}
-          error={badPatient ? t('audit.patientIdInvalid') : undefined}
-          hint={t('audit.patientHint')}
-        />
-        <TextField label={t('audit.from')} name="dari" type="date" value={draft.dari} onValue={set('dari')} />
-        <TextField label={t('audit.to')} name="sampai" type="date" value={draft.sampai} onValue={set('sampai')} />
-        <div className="field actions-end">
-          <button type="submit" id="apply-filters">
-            {t('audit.apply')}
-          </button>
-        </div>
-      </form>
+      <AuditFilters applied={applied} people={users.data?.users} badPatient={badPatient} onApply={setParams} />
       {log.isError ? <Status message={errorMessage(t, log.error)} error /> : null}
       <p role="status" aria-live="polite" className="result-count" id="audit-count">
         {log.isPending && !badPatient ? t('common.loading') : log.isSuccess && items.length === 0 ? t('audit.none') : ''}
@@ -120,5 +80,69 @@ export default function AuditLog() {
         </button>
       ) : null}
     </section>
+  );
+}
+
+/** The filter form: edits a draft, and puts it in the address when applied. */
+function AuditFilters({
+  applied,
+  people,
+  badPatient,
+  onApply,
+}: {
+  applied: Filters;
+  /** The tenant's people by name, when the reader may see them; else the actor is typed as an id. */
+  people: Awaited<ReturnType<typeof identity.names>>['users'] | undefined;
+  badPatient: boolean;
+  onApply: (next: URLSearchParams) => void;
+}) {
+  const { t } = useTranslation();
+  const [draft, setDraft] = useState<Filters>(applied);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const next = new URLSearchParams();
+    for (const k of FILTERS) if (draft[k].trim()) next.set(k, draft[k].trim());
+    onApply(next);
+  };
+  const set = (k: keyof Filters) => (v: string) => setDraft({ ...draft, [k]: v });
+
+  return (
+    <form className="filters grid" onSubmit={submit} aria-label={t('audit.filters')}>
+      <SelectField
+        label={t('audit.action')}
+        name="action"
+        value={draft.action}
+        onValue={set('action')}
+        placeholder={t('audit.anyAction')}
+        options={ACTIONS.map((a) => ({ value: a, label: t(`audit.actions.${a}`) }))}
+      />
+      {people ? (
+        <SelectField
+          label={t('audit.who')}
+          name="actor"
+          value={draft.actor}
+          onValue={set('actor')}
+          placeholder={t('audit.anyone')}
+          options={people.map((u) => ({ value: u.id, label: `${u.name} (${t(`role.${u.role}`)})` }))}
+        />
+      ) : (
+        <TextField label={t('audit.actorId')} name="actor" value={draft.actor} onValue={set('actor')} hint={t('audit.actorHint')} />
+      )}
+      <TextField
+        label={t('audit.patientId')}
+        name="pasien"
+        value={draft.pasien}
+        onValue={set('pasien')}
+        error={badPatient ? t('audit.patientIdInvalid') : undefined}
+        hint={t('audit.patientHint')}
+      />
+      <TextField label={t('audit.from')} name="dari" type="date" value={draft.dari} onValue={set('dari')} />
+      <TextField label={t('audit.to')} name="sampai" type="date" value={draft.sampai} onValue={set('sampai')} />
+      <div className="field actions-end">
+        <button type="submit" id="apply-filters">
+          {t('audit.apply')}
+        </button>
+      </div>
+    </form>
   );
 }

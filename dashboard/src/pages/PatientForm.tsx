@@ -3,7 +3,7 @@
 // based on: when a colleague saved in between, their version is shown beside yours and nothing is
 // overwritten until you decide.
 import { useEffect, useRef, useState } from 'react';
-import type { FormEvent } from 'react';
+import type { FormEvent, RefObject } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { TRPCClientError } from '@trpc/client';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -32,49 +32,83 @@ interface FormProps {
   cancelTo: string;
 }
 
-function PatientFields({ failure, values, onChange, errors, busy, submitLabel, onSubmit, cancelTo }: FormProps) {
+/** One field of the form: a choice or a text input, with records' message for it. */
+function PatientField({
+  spec,
+  values,
+  onChange,
+  errors,
+  busy,
+}: Pick<FormProps, 'values' | 'onChange' | 'errors' | 'busy'> & { spec: FieldSpec }) {
   const { t } = useTranslation();
   const choiceLabel = useChoiceLabel();
+  const { name } = spec;
+  const common = {
+    label: t(`patient.${name}`),
+    error: errors[name],
+    required: isRequired(name),
+    name,
+    value: values[name],
+    onValue: (v: string) => onChange({ ...values, [name]: v }),
+    disabled: busy,
+  };
+  if (name in CHOICES) {
+    const choice = name as keyof typeof CHOICES;
+    return (
+      <SelectField
+        {...common}
+        placeholder={isRequired(name) ? t('common.choose') : t('common.notFilled')}
+        options={CHOICES[choice].map((v) => ({ value: v, label: choiceLabel(choice, v) }))}
+      />
+    );
+  }
+  return (
+    <TextField
+      {...common}
+      type={spec.type === 'date' ? 'date' : spec.type === 'tel' ? 'tel' : 'text'}
+      inputMode={spec.type === 'numeric' ? 'numeric' : undefined}
+      maxLength={spec.maxLength}
+      autoComplete={spec.autoComplete ?? 'off'}
+      hint={name === 'nik' || name === 'telepon' || name === 'noBpjs' ? t(`patient.hints.${name}`) : undefined}
+    />
+  );
+}
+
+/** The problems found, each linking to its field; focused by the form when a new answer failed. */
+function ErrorSummary({
+  focusRef,
+  invalid,
+  errors,
+}: {
+  focusRef: RefObject<HTMLDivElement | null>;
+  invalid: FieldName[];
+  errors: Record<string, string>;
+}) {
+  const { t } = useTranslation();
+  return (
+    <div className="error-summary" ref={focusRef} tabIndex={-1} role="alert" id="error-summary">
+      <h2>{t('patientForm.fixThese')}</h2>
+      {errors._input ? <p>{errors._input}</p> : null}
+      <ul>
+        {invalid.map((n) => (
+          <li key={n}>
+            <a href={`#field-${n}`} onClick={(e) => (e.preventDefault(), document.querySelector<HTMLElement>(`[name="${n}"]`)?.focus())}>
+              {t(`patient.${n}`)}: {errors[n]}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function PatientFields({ failure, values, onChange, errors, busy, submitLabel, onSubmit, cancelTo }: FormProps) {
+  const { t } = useTranslation();
   const summary = useRef<HTMLDivElement>(null);
   const invalid = FIELD_NAMES.filter((n) => errors[n]);
   useEffect(() => {
     if (failure) summary.current?.focus();
   }, [failure]);
-
-  const field = (spec: FieldSpec) => {
-    const { name } = spec;
-    const common = {
-      label: t(`patient.${name}`),
-      error: errors[name],
-      required: isRequired(name),
-      name,
-      value: values[name],
-      onValue: (v: string) => onChange({ ...values, [name]: v }),
-      disabled: busy,
-    };
-    if (name in CHOICES) {
-      const choice = name as keyof typeof CHOICES;
-      return (
-        <SelectField
-          key={name}
-          {...common}
-          placeholder={isRequired(name) ? t('common.choose') : t('common.notFilled')}
-          options={CHOICES[choice].map((v) => ({ value: v, label: choiceLabel(choice, v) }))}
-        />
-      );
-    }
-    return (
-      <TextField
-        key={name}
-        {...common}
-        type={spec.type === 'date' ? 'date' : spec.type === 'tel' ? 'tel' : 'text'}
-        inputMode={spec.type === 'numeric' ? 'numeric' : undefined}
-        maxLength={spec.maxLength}
-        autoComplete={spec.autoComplete ?? 'off'}
-        hint={name === 'nik' || name === 'telepon' || name === 'noBpjs' ? t(`patient.hints.${name}`) : undefined}
-      />
-    );
-  };
 
   return (
     <form
@@ -85,28 +119,13 @@ function PatientFields({ failure, values, onChange, errors, busy, submitLabel, o
         onSubmit();
       }}
     >
-      {invalid.length > 0 || errors._input ? (
-        <div className="error-summary" ref={summary} tabIndex={-1} role="alert" id="error-summary">
-          <h2>{t('patientForm.fixThese')}</h2>
-          {errors._input ? <p>{errors._input}</p> : null}
-          <ul>
-            {invalid.map((n) => (
-              <li key={n}>
-                <a
-                  href={`#field-${n}`}
-                  onClick={(e) => (e.preventDefault(), document.querySelector<HTMLElement>(`[name="${n}"]`)?.focus())}
-                >
-                  {t(`patient.${n}`)}: {errors[n]}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      {invalid.length > 0 || errors._input ? <ErrorSummary focusRef={summary} invalid={invalid} errors={errors} /> : null}
       {SECTIONS.map((s) => (
         <fieldset key={s.key} className="grid">
           <legend>{t(`patientForm.sections.${s.key}`)}</legend>
-          {s.fields.map(field)}
+          {s.fields.map((spec) => (
+            <PatientField key={spec.name} spec={spec} values={values} onChange={onChange} errors={errors} busy={busy} />
+          ))}
         </fieldset>
       ))}
       <div className="actions">
@@ -196,7 +215,6 @@ function EditForm({ original }: { original: Pasien }) {
     });
   };
 
-  const differing = theirs ? FIELD_NAMES.filter((n) => n in mine || (theirs[n] ?? '') !== (base[n] ?? '')) : [];
   const resolve = (keepMine: boolean) => {
     if (!theirs) return;
     const merged = formOf(theirs);
@@ -215,40 +233,7 @@ function EditForm({ original }: { original: Pasien }) {
         {t('patientForm.version', { version: base.version, when: f.dateTime(base.updatedAt) })}
       </p>
       <Status message={general} error />
-      {conflict && theirs ? (
-        <div className="conflict" role="alert" id="conflict">
-          <h2>{t('patientForm.conflictTitle')}</h2>
-          <p>{t('patientForm.conflictText', { version: theirs.version, when: f.dateTime(theirs.updatedAt) })}</p>
-          <table className="responsive">
-            <thead>
-              <tr>
-                <th scope="col">{t('patientForm.field')}</th>
-                <th scope="col">{t('patientForm.yours')}</th>
-                <th scope="col">{t('patientForm.theirs')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {differing.map((n) => (
-                <tr key={n} data-field={n}>
-                  <th scope="row">{t(`patient.${n}`)}</th>
-                  <td data-label={t('patientForm.yours')}>{(n in mine ? mine[n] : base[n]) || '—'}</td>
-                  <td data-label={t('patientForm.theirs')} className="theirs">
-                    {theirs[n] || '—'}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <div className="actions">
-            <button type="button" id="take-theirs" className="secondary" onClick={() => resolve(false)}>
-              {t('patientForm.takeTheirs')}
-            </button>
-            <button type="button" id="keep-mine" onClick={() => resolve(true)}>
-              {t('patientForm.keepMine')}
-            </button>
-          </div>
-        </div>
-      ) : null}
+      {conflict && theirs ? <ConflictPanel base={base} mine={mine} theirs={theirs} onResolve={resolve} /> : null}
       <PatientFields
         failure={Object.keys(errors).length > 0 ? update.error : undefined}
         values={values}
@@ -260,5 +245,56 @@ function EditForm({ original }: { original: Pasien }) {
         onSubmit={save}
       />
     </section>
+  );
+}
+
+/** A colleague saved meanwhile: their values beside yours, field by field; take theirs or keep yours. */
+function ConflictPanel({
+  base,
+  mine,
+  theirs,
+  onResolve,
+}: {
+  base: Pasien;
+  mine: ReturnType<typeof changes>;
+  theirs: Pasien;
+  onResolve: (keepMine: boolean) => void;
+}) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const differing = FIELD_NAMES.filter((n) => n in mine || (theirs[n] ?? '') !== (base[n] ?? ''));
+  return (
+    <div className="conflict" role="alert" id="conflict">
+      <h2>{t('patientForm.conflictTitle')}</h2>
+      <p>{t('patientForm.conflictText', { version: theirs.version, when: f.dateTime(theirs.updatedAt) })}</p>
+      <table className="responsive">
+        <thead>
+          <tr>
+            <th scope="col">{t('patientForm.field')}</th>
+            <th scope="col">{t('patientForm.yours')}</th>
+            <th scope="col">{t('patientForm.theirs')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {differing.map((n) => (
+            <tr key={n} data-field={n}>
+              <th scope="row">{t(`patient.${n}`)}</th>
+              <td data-label={t('patientForm.yours')}>{(n in mine ? mine[n] : base[n]) || '—'}</td>
+              <td data-label={t('patientForm.theirs')} className="theirs">
+                {theirs[n] || '—'}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="actions">
+        <button type="button" id="take-theirs" className="secondary" onClick={() => onResolve(false)}>
+          {t('patientForm.takeTheirs')}
+        </button>
+        <button type="button" id="keep-mine" onClick={() => onResolve(true)}>
+          {t('patientForm.keepMine')}
+        </button>
+      </div>
+    </div>
   );
 }

@@ -10,6 +10,7 @@ import { useFormat } from '../lib/format.ts';
 import { useCan } from '../lib/session.tsx';
 import { cursorPages, useTRPC, useTRPCClient } from '../lib/trpc.ts';
 import { PageTitle, Status } from '../ui/kit.tsx';
+import type { Pasien } from './patientFields.ts';
 
 type Status = 'active' | 'archived' | 'all';
 const STATUSES: Status[] = ['active', 'archived', 'all'];
@@ -32,10 +33,9 @@ export function PatientList() {
   const f = useFormat();
   const trpc = useTRPC();
   const canCreate = useCan('pasien.create');
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
   const text = params.get('cari') ?? '';
   const status = (STATUSES as string[]).includes(params.get('status') ?? '') ? (params.get('status') as Status) : 'active';
-  const [draft, setDraft] = useState(text);
   const filter = classify(text);
   const invalid = 'invalid' in filter;
 
@@ -47,14 +47,6 @@ export function PatientList() {
   });
   const items = query.data?.pages.flatMap((p) => p.items) ?? [];
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const next = new URLSearchParams();
-    if (draft.trim()) next.set('cari', draft.trim());
-    if (status !== 'active') next.set('status', status);
-    setParams(next);
-  };
-
   return (
     <section>
       <div className="page-head">
@@ -65,47 +57,7 @@ export function PatientList() {
           </Link>
         ) : null}
       </div>
-      <form className="search" role="search" onSubmit={submit} aria-label={t('patients.searchLabel')}>
-        <div className="field grow">
-          <label htmlFor="patient-search">{t('patients.searchLabel')}</label>
-          <input
-            id="patient-search"
-            type="search"
-            value={draft}
-            onChange={(e) => setDraft(e.target.value)}
-            aria-describedby="patient-search-hint"
-            aria-invalid={invalid}
-            autoComplete="off"
-          />
-          <small id="patient-search-hint" className="hint">
-            {t('patients.searchHint')}
-          </small>
-        </div>
-        <div className="field">
-          <label htmlFor="patient-status">{t('patients.status')}</label>
-          <select
-            id="patient-status"
-            value={status}
-            onChange={(e) => {
-              const next = new URLSearchParams(params);
-              if (e.target.value === 'active') next.delete('status');
-              else next.set('status', e.target.value);
-              setParams(next);
-            }}
-          >
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {t(`patients.statuses.${s}`)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <button id="search" type="submit">
-            {t('patients.search')}
-          </button>
-        </div>
-      </form>
+      <SearchForm text={text} status={status} invalid={invalid} />
       {invalid ? <Status message={t('patients.searchInvalid')} error /> : null}
       {query.isError ? <Status message={errorMessage(t, query.error)} error /> : null}
       <p className="result-count" role="status" aria-live="polite" id="result-count">
@@ -117,42 +69,7 @@ export function PatientList() {
               : t('patients.shown', { count: items.length, n: f.number(items.length) })
             : ''}
       </p>
-      {items.length > 0 ? (
-        <table className="responsive" id="patient-table">
-          <caption className="visually-hidden">{t('patients.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('patient.noRm')}</th>
-              <th scope="col">{t('patient.nama')}</th>
-              <th scope="col">{t('patient.nik')}</th>
-              <th scope="col">{t('patient.tanggalLahir')}</th>
-              <th scope="col">{t('patient.jenisKelamin')}</th>
-              <th scope="col">{t('patient.kotaKabupaten')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((p) => (
-              <tr key={p.id} data-pasien-id={p.id}>
-                <td data-label={t('patient.noRm')} className="mono">
-                  {p.noRm}
-                </td>
-                <td data-label={t('patient.nama')}>
-                  <Link to={`/pasien/${p.id}`} className="patient-link">
-                    {p.nama}
-                  </Link>
-                  {p.status === 'archived' ? <span className="badge">{t('patient.archived')}</span> : null}
-                </td>
-                <td data-label={t('patient.nik')} className="mono">
-                  {p.nik}
-                </td>
-                <td data-label={t('patient.tanggalLahir')}>{f.date(p.tanggalLahir)}</td>
-                <td data-label={t('patient.jenisKelamin')}>{t(`patient.sex.${p.jenisKelamin}`)}</td>
-                <td data-label={t('patient.kotaKabupaten')}>{p.kotaKabupaten}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      {items.length > 0 ? <PatientTable items={items} /> : null}
       {query.hasNextPage ? (
         <button
           id="load-more"
@@ -165,5 +82,104 @@ export function PatientList() {
         </button>
       ) : null}
     </section>
+  );
+}
+
+/** The search box and the status choice; a search is applied to the address when submitted, a status at once. */
+function SearchForm({ text, status, invalid }: { text: string; status: Status; invalid: boolean }) {
+  const { t } = useTranslation();
+  const [params, setParams] = useSearchParams();
+  const [draft, setDraft] = useState(text);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const next = new URLSearchParams();
+    if (draft.trim()) next.set('cari', draft.trim());
+    if (status !== 'active') next.set('status', status);
+    setParams(next);
+  };
+
+  return (
+    <form className="search" role="search" onSubmit={submit} aria-label={t('patients.searchLabel')}>
+      <div className="field grow">
+        <label htmlFor="patient-search">{t('patients.searchLabel')}</label>
+        <input
+          id="patient-search"
+          type="search"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          aria-describedby="patient-search-hint"
+          aria-invalid={invalid}
+          autoComplete="off"
+        />
+        <small id="patient-search-hint" className="hint">
+          {t('patients.searchHint')}
+        </small>
+      </div>
+      <div className="field">
+        <label htmlFor="patient-status">{t('patients.status')}</label>
+        <select
+          id="patient-status"
+          value={status}
+          onChange={(e) => {
+            const next = new URLSearchParams(params);
+            if (e.target.value === 'active') next.delete('status');
+            else next.set('status', e.target.value);
+            setParams(next);
+          }}
+        >
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {t(`patients.statuses.${s}`)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <button id="search" type="submit">
+          {t('patients.search')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function PatientTable({ items }: { items: Pasien[] }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  return (
+    <table className="responsive" id="patient-table">
+      <caption className="visually-hidden">{t('patients.title')}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{t('patient.noRm')}</th>
+          <th scope="col">{t('patient.nama')}</th>
+          <th scope="col">{t('patient.nik')}</th>
+          <th scope="col">{t('patient.tanggalLahir')}</th>
+          <th scope="col">{t('patient.jenisKelamin')}</th>
+          <th scope="col">{t('patient.kotaKabupaten')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((p) => (
+          <tr key={p.id} data-pasien-id={p.id}>
+            <td data-label={t('patient.noRm')} className="mono">
+              {p.noRm}
+            </td>
+            <td data-label={t('patient.nama')}>
+              <Link to={`/pasien/${p.id}`} className="patient-link">
+                {p.nama}
+              </Link>
+              {p.status === 'archived' ? <span className="badge">{t('patient.archived')}</span> : null}
+            </td>
+            <td data-label={t('patient.nik')} className="mono">
+              {p.nik}
+            </td>
+            <td data-label={t('patient.tanggalLahir')}>{f.date(p.tanggalLahir)}</td>
+            <td data-label={t('patient.jenisKelamin')}>{t(`patient.sex.${p.jenisKelamin}`)}</td>
+            <td data-label={t('patient.kotaKabupaten')}>{p.kotaKabupaten}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

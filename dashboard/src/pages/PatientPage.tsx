@@ -28,37 +28,11 @@ export default function PatientPage() {
 function Patient({ p, notice }: { p: Pasien; notice: string | undefined }) {
   const { t } = useTranslation();
   const f = useFormat();
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const canEdit = useCan('pasien.update') && p.status === 'active';
   const canArchive = useCan('pasien.archive') && p.status === 'active';
   const canAudit = useCan('audit.read');
   const [confirming, setConfirming] = useState(false);
-  const [reason, setReason] = useState('');
   const [message, setMessage] = useState(notice);
-  const archive = useMutation(trpc.pasien.archive.mutationOptions());
-
-  const doArchive = () =>
-    archive.mutate(
-      { id: p.id, reason: reason.trim() },
-      {
-        onSuccess: (updated) => {
-          queryClient.setQueryData(trpc.pasien.get.queryKey({ id: p.id }), updated);
-          void queryClient.invalidateQueries({ queryKey: trpc.pasien.list.pathKey() });
-          setConfirming(false);
-          setMessage(t('patient.archivedNotice'));
-        },
-      },
-    );
-
-  const shown = FIELD_NAMES.filter((n) => n !== 'nama');
-  const value = (n: (typeof FIELD_NAMES)[number]) => {
-    const v = p[n];
-    if (!v) return '—';
-    if (n === 'tanggalLahir') return `${f.date(v)} (${t('patient.age', { age: ageOn(v) })})`;
-    if (n === 'jenisKelamin') return t(`patient.sex.${v as 'L'}`);
-    return v;
-  };
 
   return (
     <section>
@@ -95,37 +69,83 @@ function Patient({ p, notice }: { p: Pasien; notice: string | undefined }) {
       {p.status === 'archived' ? (
         <p className="notice">{t('patient.archivedOn', { when: f.dateTime(p.archivedAt), reason: p.archiveReason ?? '—' })}</p>
       ) : null}
-      <dl className="record" id="patient-record">
-        {shown.map((n) => (
-          <div key={n} className="record-item">
-            <dt>{t(`patient.${n}`)}</dt>
-            <dd data-field={n}>{value(n)}</dd>
-          </div>
-        ))}
-        <div className="record-item">
-          <dt>{t('patient.updatedAt')}</dt>
-          <dd>{f.dateTime(p.updatedAt)}</dd>
-        </div>
-      </dl>
+      <PatientRecord p={p} />
       {canAudit ? <AccessHistory pasienId={p.id} /> : null}
-      <ConfirmDialog
+      <ArchiveDialog
+        p={p}
         open={confirming}
-        title={t('patient.archiveTitle', { name: p.nama })}
-        confirmLabel={t('patient.archive')}
-        danger
-        busy={archive.isPending}
-        ready={reason.trim().length > 0}
-        onConfirm={doArchive}
-        onCancel={() => (setConfirming(false), archive.reset())}
-      >
-        <p>{t('patient.archiveText', { noRm: p.noRm })}</p>
-        <label htmlFor="archive-reason">
-          {t('patient.archiveReason')} <span className="required">({t('common.required')})</span>
-        </label>
-        <input id="archive-reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={200} required />
-        <Status message={archive.isError ? errorMessage(t, archive.error) : undefined} error />
-      </ConfirmDialog>
+        onCancel={() => setConfirming(false)}
+        onArchived={() => (setConfirming(false), setMessage(t('patient.archivedNotice')))}
+      />
     </section>
+  );
+}
+
+/** The record's fields, each in the reader's terms (a date with the age, the sex in words). */
+function PatientRecord({ p }: { p: Pasien }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const shown = FIELD_NAMES.filter((n) => n !== 'nama');
+  const value = (n: (typeof FIELD_NAMES)[number]) => {
+    const v = p[n];
+    if (!v) return '—';
+    if (n === 'tanggalLahir') return `${f.date(v)} (${t('patient.age', { age: ageOn(v) })})`;
+    if (n === 'jenisKelamin') return t(`patient.sex.${v as 'L'}`);
+    return v;
+  };
+
+  return (
+    <dl className="record" id="patient-record">
+      {shown.map((n) => (
+        <div key={n} className="record-item">
+          <dt>{t(`patient.${n}`)}</dt>
+          <dd data-field={n}>{value(n)}</dd>
+        </div>
+      ))}
+      <div className="record-item">
+        <dt>{t('patient.updatedAt')}</dt>
+        <dd>{f.dateTime(p.updatedAt)}</dd>
+      </div>
+    </dl>
+  );
+}
+
+/** Archiving after a confirmation that asks for the reason. */
+function ArchiveDialog({ p, open, onCancel, onArchived }: { p: Pasien; open: boolean; onCancel: () => void; onArchived: () => void }) {
+  const { t } = useTranslation();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [reason, setReason] = useState('');
+  const archive = useMutation(trpc.pasien.archive.mutationOptions());
+  const doArchive = () =>
+    archive.mutate(
+      { id: p.id, reason: reason.trim() },
+      {
+        onSuccess: (updated) => {
+          queryClient.setQueryData(trpc.pasien.get.queryKey({ id: p.id }), updated);
+          void queryClient.invalidateQueries({ queryKey: trpc.pasien.list.pathKey() });
+          onArchived();
+        },
+      },
+    );
+  return (
+    <ConfirmDialog
+      open={open}
+      title={t('patient.archiveTitle', { name: p.nama })}
+      confirmLabel={t('patient.archive')}
+      danger
+      busy={archive.isPending}
+      ready={reason.trim().length > 0}
+      onConfirm={doArchive}
+      onCancel={() => (onCancel(), archive.reset())}
+    >
+      <p>{t('patient.archiveText', { noRm: p.noRm })}</p>
+      <label htmlFor="archive-reason">
+        {t('patient.archiveReason')} <span className="required">({t('common.required')})</span>
+      </label>
+      <input id="archive-reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={200} required />
+      <Status message={archive.isError ? errorMessage(t, archive.error) : undefined} error />
+    </ConfirmDialog>
   );
 }
 

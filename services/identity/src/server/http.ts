@@ -178,115 +178,156 @@ export interface HttpDeps {
   log: Logger;
 }
 
+/** RFC 9728: what a client needs to find the authorization server for the SIMRS API. */
+function protectedResource(config: Config, res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' });
+  res.end(
+    JSON.stringify({
+      resource: config.API_AUDIENCE,
+      authorization_servers: [`${config.PUBLIC_URL}${AUTH_BASE_PATH}`],
+      scopes_supported: [...API_SCOPES, ...SMART_SCOPES],
+      bearer_methods_supported: ['header'],
+      resource_name: 'SIMRS API',
+    }),
+  );
+}
+
+/** The request's headers for Better Auth, without the hop-by-hop ones. */
+function forwardedHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return headers;
+}
+
+/** Why a request body is refused before Better Auth parses it: the error to send, or undefined. */
+function bodyProblem(req: IncomingMessage, body: Buffer | undefined): [ErrorCode, string, Record<string, string>?] | undefined {
+  if (!body) return ['PAYLOAD_TOO_LARGE', `At most ${MAX_BODY_BYTES} bytes.`, { connection: 'close' }];
+  // Behind the gateway's own bound, for callers inside the cluster (Better Auth validates recursively).
+  if (jsonTooDeep(body)) return ['BAD_REQUEST', `JSON nests deeper than ${MAX_JSON_DEPTH} levels`];
+  if (!storableJson(req, body)) return ['BAD_REQUEST', 'strings must be well-formed Unicode without NUL'];
+  return undefined;
+}
+
+/** Better Auth's response headers as ours: no hop-by-hop ones, every cookie kept, never sniffed or cached by default. */
+function answerHeaders(response: Response): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie' && !HOP_BY_HOP.has(name)) out[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length) out['set-cookie'] = cookies;
+  out['x-content-type-options'] = 'nosniff';
+  out['cache-control'] ??= 'no-store';
+  return out;
+}
+
+/**
+ * Better Auth's answer as sent: a 500 while a dependency is down becomes a 503 to retry, and an error
+ * is rewritten into the shape documented for the path. Updates `out` (the headers) in place.
+ */
+async function documentedAnswer(
+  deps: HttpDeps,
+  response: Response,
+  out: Record<string, string | string[]>,
+  fullPath: string,
+): Promise<{ status: number; body: Buffer; original: Buffer }> {
+  let status = response.status;
+  const original: Buffer = Buffer.from(await response.arrayBuffer());
+  let body = original;
+  // Better Auth turns a store it cannot reach into a 500 (FAILED_TO_GET_SESSION, ...): when a
+  // dependency is down, that is a 503 the caller should retry, which readiness says too.
+  if (status >= 500 && status !== 503 && (deps.recentTrouble?.() || !(await runChecks(deps.checks)).ready)) {
+    status = 503;
+    out['retry-after'] = RETRY_AFTER_SECONDS;
+  }
+  if (status >= 400) {
+    const rewritten = documentedError(status, body, fullPath);
+    if (rewritten) {
+      body = rewritten;
+      out['content-type'] = 'application/json';
+    }
+    if (status === 503) out['retry-after'] ??= RETRY_AFTER_SECONDS;
+  }
+  return { status, body, original };
+}
+
+/** Every sign-up route, existing in Better Auth or not, answers the same refusal. */
+function refuseSignUp(res: ServerResponse, fullPath: string): void {
+  const refused = documentedError(403, Buffer.from(JSON.stringify(SIGN_UP_DISABLED)), fullPath)!;
+  res.writeHead(403, JSON_HEADERS);
+  res.end(refused);
+}
+
+/** Hands an offered /api/auth path to Better Auth, its body checked first, and its answer documented. */
+async function toBetterAuth(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, sub: string, rewriteTo?: string): Promise<void> {
+  const fullPath = `${AUTH_BASE_PATH}${sub}`;
+  if (sub === '/sign-up' || sub.startsWith('/sign-up/')) return refuseSignUp(res, fullPath);
+  if (!isOffered(sub)) return sendError(res, 'NOT_FOUND', 'no such endpoint', fullPath);
+  annotateRequest(req, { route: `${AUTH_BASE_PATH}${normalizePath(sub)}` });
+  const method = req.method ?? 'GET';
+  let body: Buffer | undefined;
+  if (method !== 'GET' && method !== 'HEAD') {
+    body = await readBody(req);
+    const problem = bodyProblem(req, body);
+    if (problem) return sendError(res, problem[0], problem[1], fullPath, problem[2]);
+  }
+  // The public URL, not the Host header, is who we are (the gateway may rewrite Host).
+  const request = new Request(new URL(rewriteTo ?? req.url ?? '/', deps.config.PUBLIC_URL), {
+    method,
+    headers: forwardedHeaders(req),
+    body: body?.length ? new Uint8Array(body) : undefined,
+  });
+  const response = await deps.handler(request);
+  const out = answerHeaders(response);
+  const answer = await documentedAnswer(deps, response, out, fullPath);
+  res.writeHead(answer.status, out);
+  res.end(method === 'HEAD' ? undefined : answer.body);
+  observeAuthResponse({
+    path: sub,
+    method,
+    status: answer.status,
+    location: response.headers.get('location'),
+    requestBody: body,
+    requestType: req.headers['content-type'],
+    responseBody: answer.original,
+  });
+}
+
+/** A request by its path: Better Auth, the discovery documents, or a 404. */
+async function route(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  if (path.startsWith(`${AUTH_BASE_PATH}/`)) return toBetterAuth(deps, req, res, path.slice(AUTH_BASE_PATH.length));
+  const metadata = ROOT_METADATA.get(path);
+  if (metadata) return toBetterAuth(deps, req, res, metadata, `${AUTH_BASE_PATH}${metadata}`);
+  if (PROTECTED_RESOURCE_METADATA.includes(path)) return protectedResource(deps.config, res);
+  return sendError(res, 'NOT_FOUND', 'no such route', path);
+}
+
+/** A request that threw: a 503 while a dependency is down, else a 500; a half-sent answer is cut. */
+async function answerFailure(deps: HttpDeps, res: ServerResponse, path: string, err: unknown): Promise<void> {
+  deps.log.error({ err, path }, 'request failed');
+  if (res.headersSent) return void res.destroy();
+  const { ready } = await runChecks(deps.checks).catch(() => ({ ready: false }));
+  if (!ready)
+    sendError(res, 'SERVICE_UNAVAILABLE', 'a dependency is unavailable, try again shortly', path, {
+      'retry-after': RETRY_AFTER_SECONDS,
+    });
+  else sendError(res, 'INTERNAL_SERVER_ERROR', 'internal error', path);
+}
+
 export function createHttpServer(deps: HttpDeps): Server {
-  const { config, log } = deps;
   const health = serveHealth(deps.checks);
-
-  /** RFC 9728: what a client needs to find the authorization server for the SIMRS API. */
-  function protectedResource(res: ServerResponse): void {
-    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' });
-    res.end(
-      JSON.stringify({
-        resource: config.API_AUDIENCE,
-        authorization_servers: [`${config.PUBLIC_URL}${AUTH_BASE_PATH}`],
-        scopes_supported: [...API_SCOPES, ...SMART_SCOPES],
-        bearer_methods_supported: ['header'],
-        resource_name: 'SIMRS API',
-      }),
-    );
-  }
-
-  async function toBetterAuth(req: IncomingMessage, res: ServerResponse, sub: string, rewriteTo?: string): Promise<void> {
-    // Every sign-up route, existing in Better Auth or not, answers the same refusal.
-    const fullPath = `${AUTH_BASE_PATH}${sub}`;
-    if (sub === '/sign-up' || sub.startsWith('/sign-up/')) {
-      const refused = documentedError(403, Buffer.from(JSON.stringify(SIGN_UP_DISABLED)), fullPath)!;
-      res.writeHead(403, JSON_HEADERS);
-      return void res.end(refused);
-    }
-    if (!isOffered(sub)) return sendError(res, 'NOT_FOUND', 'no such endpoint', fullPath);
-    annotateRequest(req, { route: `${AUTH_BASE_PATH}${normalizePath(sub)}` });
-    const method = req.method ?? 'GET';
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined || HOP_BY_HOP.has(name)) continue;
-      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-    }
-    let body: Buffer | undefined;
-    if (method !== 'GET' && method !== 'HEAD') {
-      body = await readBody(req);
-      if (!body) return sendError(res, 'PAYLOAD_TOO_LARGE', `At most ${MAX_BODY_BYTES} bytes.`, fullPath, { connection: 'close' });
-      // Behind the gateway's own bound, for callers inside the cluster (Better Auth validates recursively).
-      if (jsonTooDeep(body)) return sendError(res, 'BAD_REQUEST', `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, fullPath);
-      if (!storableJson(req, body)) return sendError(res, 'BAD_REQUEST', 'strings must be well-formed Unicode without NUL', fullPath);
-    }
-    // The public URL, not the Host header, is who we are (the gateway may rewrite Host).
-    const request = new Request(new URL(rewriteTo ?? req.url ?? '/', config.PUBLIC_URL), {
-      method,
-      headers,
-      body: body?.length ? new Uint8Array(body) : undefined,
-    });
-    const response = await deps.handler(request);
-    let status = response.status;
-    let responseBody: Buffer = Buffer.from(await response.arrayBuffer());
-    const originalBody = responseBody;
-    const out: Record<string, string | string[]> = {};
-    response.headers.forEach((value, name) => {
-      if (name !== 'set-cookie' && !HOP_BY_HOP.has(name)) out[name] = value;
-    });
-    const cookies = response.headers.getSetCookie();
-    if (cookies.length) out['set-cookie'] = cookies;
-    out['x-content-type-options'] = 'nosniff';
-    out['cache-control'] ??= 'no-store';
-    // Better Auth turns a store it cannot reach into a 500 (FAILED_TO_GET_SESSION, ...): when a
-    // dependency is down, that is a 503 the caller should retry, which readiness says too.
-    if (status >= 500 && status !== 503 && (deps.recentTrouble?.() || !(await runChecks(deps.checks)).ready)) {
-      status = 503;
-      out['retry-after'] = RETRY_AFTER_SECONDS;
-    }
-    if (status >= 400) {
-      const rewritten = documentedError(status, responseBody, fullPath);
-      if (rewritten) {
-        responseBody = rewritten;
-        out['content-type'] = 'application/json';
-      }
-      if (status === 503) out['retry-after'] ??= RETRY_AFTER_SECONDS;
-    }
-    res.writeHead(status, out);
-    res.end(method === 'HEAD' ? undefined : responseBody);
-    observeAuthResponse({
-      path: sub,
-      method,
-      status,
-      location: response.headers.get('location'),
-      requestBody: body,
-      requestType: req.headers['content-type'],
-      responseBody: originalBody,
-    });
-  }
-
   return createServer((req, res) => {
     const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 128) : undefined;
     requestContext.run({ requestId }, () => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       const work = async () => {
         if (health(req, res)) return;
-        if (path.startsWith(`${AUTH_BASE_PATH}/`)) return toBetterAuth(req, res, path.slice(AUTH_BASE_PATH.length));
-        const metadata = ROOT_METADATA.get(path);
-        if (metadata) return toBetterAuth(req, res, metadata, `${AUTH_BASE_PATH}${metadata}`);
-        if (PROTECTED_RESOURCE_METADATA.includes(path)) return protectedResource(res);
-        return sendError(res, 'NOT_FOUND', 'no such route', path);
+        return route(deps, req, res, path);
       };
-      work().catch(async (err: unknown) => {
-        log.error({ err, path }, 'request failed');
-        if (res.headersSent) return void res.destroy();
-        const { ready } = await runChecks(deps.checks).catch(() => ({ ready: false }));
-        if (!ready)
-          sendError(res, 'SERVICE_UNAVAILABLE', 'a dependency is unavailable, try again shortly', path, {
-            'retry-after': RETRY_AFTER_SECONDS,
-          });
-        else sendError(res, 'INTERNAL_SERVER_ERROR', 'internal error', path);
-      });
+      work().catch((err: unknown) => answerFailure(deps, res, path, err));
     });
   });
 }

@@ -76,34 +76,39 @@ export interface AuthExchange {
   responseBody?: Buffer;
 }
 
+/** A sign-in attempt by its outcome, and a failure by its reason. */
+function countSignIn(method: 'otp' | 'magic_link' | 'passkey', x: AuthExchange): void {
+  // A magic link answers with a redirect either way: failures go to the error callback with ?error=.
+  const redirectError = x.status >= 300 && x.status < 400 && x.location ? new URL(x.location, 'http://x').searchParams.get('error') : null;
+  if (x.status === 429) signIns.add(1, { method, outcome: 'rate_limited' });
+  else if (x.status >= 500) signIns.add(1, { method, outcome: 'error' });
+  else if (x.status >= 400 || redirectError) {
+    signIns.add(1, { method, outcome: 'failure' });
+    failures.add(1, { method, reason: code(redirectError ?? jsonField(x.responseBody, 'code')) });
+  } else signIns.add(1, { method, outcome: 'success' });
+}
+
+/** A code or link requested, by its outcome. */
+function countRequested(kind: 'otp' | 'magic_link', status: number): void {
+  const outcome = status === 429 ? 'rate_limited' : status >= 500 ? 'error' : status >= 400 ? 'refused' : 'accepted';
+  requested.add(1, { kind, outcome });
+}
+
+/** A token request: issued, or refused with its OAuth error; by grant type. */
+function countToken(x: AuthExchange): void {
+  const grant_type = grantOf(x.requestBody, x.requestType);
+  if (x.status === 200) tokens.add(1, { grant_type });
+  else tokenErrors.add(1, { grant_type, error: code(jsonField(x.responseBody, 'error', 'code')).toLowerCase() });
+}
+
 /** Counts one answered Better Auth request. Never throws. */
 export function observeAuthResponse(x: AuthExchange): void {
   try {
     const method = SIGN_IN.get(x.path);
-    if (method) {
-      // A magic link answers with a redirect either way: failures go to the error callback with ?error=.
-      const redirectError =
-        x.status >= 300 && x.status < 400 && x.location ? new URL(x.location, 'http://x').searchParams.get('error') : null;
-      if (x.status === 429) signIns.add(1, { method, outcome: 'rate_limited' });
-      else if (x.status >= 500) signIns.add(1, { method, outcome: 'error' });
-      else if (x.status >= 400 || redirectError) {
-        signIns.add(1, { method, outcome: 'failure' });
-        failures.add(1, { method, reason: code(redirectError ?? jsonField(x.responseBody, 'code')) });
-      } else signIns.add(1, { method, outcome: 'success' });
-      return;
-    }
+    if (method) return countSignIn(method, x);
     const kind = SEND.get(x.path);
-    if (kind) {
-      const outcome = x.status === 429 ? 'rate_limited' : x.status >= 500 ? 'error' : x.status >= 400 ? 'refused' : 'accepted';
-      requested.add(1, { kind, outcome });
-      return;
-    }
-    if (x.path === '/oauth2/token' && x.method === 'POST') {
-      const grant_type = grantOf(x.requestBody, x.requestType);
-      if (x.status === 200) tokens.add(1, { grant_type });
-      else tokenErrors.add(1, { grant_type, error: code(jsonField(x.responseBody, 'error', 'code')).toLowerCase() });
-      return;
-    }
+    if (kind) return countRequested(kind, x.status);
+    if (x.path === '/oauth2/token' && x.method === 'POST') return countToken(x);
     if ((x.path === '/device/code' || x.path === '/oauth2/device-authorization') && x.status === 200) deviceCodes.add(1);
   } catch {
     // metrics never break a request

@@ -53,9 +53,8 @@ function requireEmail(email: string): string {
   return normalized;
 }
 
-export function createAdmin(deps: AdminDeps) {
-  const { directory } = deps;
-
+/** Who acts and on whom: the checks every administrative operation starts with. */
+function actors(directory: Directory) {
   async function find(ref: UserRef | undefined): Promise<DirectoryUser | undefined> {
     if (ref?.userId) return directory.findUserById(ref.userId);
     if (ref?.email) return directory.findUserByEmail(ref.email);
@@ -97,6 +96,14 @@ export function createAdmin(deps: AdminDeps) {
       throw new IdentityError('precondition', 'a tenant needs at least one active tenant_admin');
   }
 
+  return { find, actingAdmin, actingAuditReader, targetIn, keepOneAdmin };
+}
+
+type Actors = ReturnType<typeof actors>;
+
+/** Platform operator: the tenants (hospitals). */
+function tenantOperations(deps: AdminDeps) {
+  const { directory } = deps;
   return {
     /** Platform operator: a new hospital and its first administrator, who gets an invitation. */
     async createTenant(input: { tenantId: string; name: string; adminEmail: string; adminName?: string }) {
@@ -117,7 +124,13 @@ export function createAdmin(deps: AdminDeps) {
     },
 
     listTenants: () => directory.listTenants(),
+  };
+}
 
+/** A tenant's users, managed by its administrators; names for audit readers; every user's own tenant. */
+function userOperations(deps: AdminDeps, { find, actingAdmin, actingAuditReader, targetIn, keepOneAdmin }: Actors) {
+  const { directory } = deps;
+  return {
     async inviteUser(actor: UserRef | undefined, input: { email: string; role: string; name?: string }) {
       const { admin, tenant } = await actingAdmin(actor);
       const role = requireRole(input.role);
@@ -166,6 +179,26 @@ export function createAdmin(deps: AdminDeps) {
       return { tenant, users: await directory.listUsers(tenant.id) };
     },
 
+    /** Id, name and role of the tenant's users (no addresses), for the people who read the audit log. */
+    async listNames(actor: UserRef | undefined) {
+      const tenant = await actingAuditReader(actor);
+      return (await directory.listUsers(tenant.id)).map((u) => ({ id: u.id, name: u.name, role: u.role }));
+    },
+
+    /** The acting user's own tenant (every user sees which hospital they are signed in to). */
+    async ownTenant(actor: UserRef | undefined): Promise<Tenant> {
+      const user = await find(actor);
+      const tenant = user?.active ? await directory.getTenant(user.tenantId) : undefined;
+      if (!tenant) throw new IdentityError('denied', 'the acting user is not an active user');
+      return tenant;
+    },
+  };
+}
+
+/** A tenant's OAuth clients and registration tokens; the platform's signing key. */
+function oauthOperations(deps: AdminDeps, { find, actingAdmin }: Actors) {
+  const { directory } = deps;
+  return {
     /**
      * An initial access token: whoever presents it once may register an OAuth client of the acting
      * admin's tenant, with `simrs:read` (and `simrs:write` only when `allowWrite`).
@@ -214,20 +247,6 @@ export function createAdmin(deps: AdminDeps) {
       return deps.integrations.pendingDeviceRequests(tenant.id);
     },
 
-    /** Id, name and role of the tenant's users (no addresses), for the people who read the audit log. */
-    async listNames(actor: UserRef | undefined) {
-      const tenant = await actingAuditReader(actor);
-      return (await directory.listUsers(tenant.id)).map((u) => ({ id: u.id, name: u.name, role: u.role }));
-    },
-
-    /** The acting user's own tenant (every user sees which hospital they are signed in to). */
-    async ownTenant(actor: UserRef | undefined): Promise<Tenant> {
-      const user = await find(actor);
-      const tenant = user?.active ? await directory.getTenant(user.tenantId) : undefined;
-      if (!tenant) throw new IdentityError('denied', 'the acting user is not an active user');
-      return tenant;
-    },
-
     /** The name of an OAuth client of the acting user's own tenant (the device page names who asks). */
     async clientName(actor: UserRef | undefined, clientId: string): Promise<{ clientId: string; name: string | null }> {
       const user = await find(actor);
@@ -240,6 +259,11 @@ export function createAdmin(deps: AdminDeps) {
     /** Platform operator: rotate the token signing key. */
     rotateSigningKey: () => deps.rotateSigningKey(),
   };
+}
+
+export function createAdmin(deps: AdminDeps) {
+  const acting = actors(deps.directory);
+  return { ...tenantOperations(deps), ...userOperations(deps, acting), ...oauthOperations(deps, acting) };
 }
 
 export type Admin = ReturnType<typeof createAdmin>;

@@ -43,21 +43,6 @@ const ref = (value: string | undefined, what: string): UserRef | { userId?: stri
 
 const date = (t: { seconds: bigint } | undefined) => (t ? new Date(Number(t.seconds) * 1000).toISOString().slice(0, 10) : '');
 
-/** How many positional arguments each command takes (after the command itself). */
-const ARITY: Record<string, number> = {
-  'create-tenant': 2,
-  'list-tenants': 0,
-  'rotate-signing-key': 0,
-  'list-users': 0,
-  invite: 2,
-  'change-role': 2,
-  deactivate: 1,
-  reactivate: 1,
-  'issue-registration-token': 0,
-  'list-oauth-clients': 0,
-  'revoke-oauth-client': 1,
-};
-
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows
@@ -89,20 +74,149 @@ function usersTable(users: User[]): string {
 const tenantsTable = (tenants: Tenant[]) =>
   table([['TENANT', 'NAME', 'CREATED'], ...tenants.map((t) => [t.tenantId, t.name, date(t.createdAt)])]);
 
+const OPTIONS = {
+  as: { type: 'string' },
+  name: { type: 'string' },
+  admin: { type: 'string' },
+  'admin-name': { type: 'string' },
+  write: { type: 'boolean' },
+  ttl: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** What a command runs with: the client, the call options, its arguments and the parsed options. */
+interface Call {
+  identity: ReturnType<typeof identityClient>;
+  opts: { metadata: grpc.Metadata; timeoutMs: number };
+  args: string[];
+  values: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>['values'];
+  /** The acting tenant_admin (--as). */
+  actor: () => UserRef | { userId?: string; email?: string };
+}
+
+const identityClient = (address: string) => createClient(IdentityService, address);
+
+async function createTenant({ identity, opts, args, values }: Call): Promise<void> {
+  const [tenantId, name] = args;
+  if (!tenantId || !name || !values.admin) throw new UsageError('create-tenant <tenant-id> <name> --admin <email>');
+  const res = await identity.createTenant({ tenantId, name, adminEmail: values.admin, adminName: values['admin-name'] ?? '' }, opts);
+  console.log(`Created tenant ${res.tenant?.tenantId} "${res.tenant?.name}".`);
+  console.log(`Invited ${userLine(res.admin!)}: the invitation link is on its way.`);
+}
+
+async function listTenants({ identity, opts }: Call): Promise<void> {
+  const res = await identity.listTenants({}, opts);
+  console.log(res.tenants.length ? tenantsTable(res.tenants) : 'No tenants yet.');
+}
+
+async function rotateSigningKey({ identity, opts }: Call): Promise<void> {
+  const res = await identity.rotateSigningKey({}, opts);
+  console.log(`New signing key ${res.keyId}; retired (still published): ${res.retiredKeyIds.join(', ') || 'none'}.`);
+}
+
+async function listUsers({ identity, opts, actor }: Call): Promise<void> {
+  const res = await identity.listUsers({ actor: actor() }, opts);
+  console.log(`${res.tenant?.name} (${res.tenant?.tenantId}): ${res.users.length} user(s)\n`);
+  console.log(usersTable(res.users));
+}
+
+async function invite({ identity, opts, args, values, actor }: Call): Promise<void> {
+  const [email, role] = args;
+  if (!email || !role) throw new UsageError('invite <email> <role> --as <admin>');
+  const res = await identity.inviteUser({ actor: actor(), email, role, name: values.name ?? '' }, opts);
+  console.log(`Invited ${userLine(res.user!)}: the invitation link is on its way.`);
+}
+
+async function changeRole({ identity, opts, args, actor }: Call): Promise<void> {
+  const [user, role] = args;
+  if (!user || !role) throw new UsageError('change-role <user> <role> --as <admin>');
+  const res = await identity.changeRole({ actor: actor(), user: ref(user, '<user>'), role }, opts);
+  console.log(`Role changed: ${userLine(res.user!)}.`);
+}
+
+async function deactivate({ identity, opts, args, actor }: Call): Promise<void> {
+  const res = await identity.deactivateUser({ actor: actor(), user: ref(args[0], '<user>') }, opts);
+  console.log(`Deactivated ${userLine(res.user!)}; ${res.sessionsEnded} session(s) ended.`);
+}
+
+async function reactivate({ identity, opts, args, actor }: Call): Promise<void> {
+  const res = await identity.reactivateUser({ actor: actor(), user: ref(args[0], '<user>') }, opts);
+  console.log(`Reactivated ${userLine(res.user!)}.`);
+}
+
+async function issueRegistrationToken({ identity, opts, values, actor }: Call): Promise<void> {
+  const ttlSeconds = values.ttl === undefined ? 0 : Number(values.ttl);
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 0) throw new UsageError('--ttl takes a number of seconds');
+  const res = await identity.issueRegistrationToken({ actor: actor(), allowWrite: values.write === true, ttlSeconds }, opts);
+  const expires = res.expiresAt ? new Date(Number(res.expiresAt.seconds) * 1000).toISOString() : '';
+  console.log(`Registration token for ${res.tenantId} (scopes: ${res.scopes.join(' ')}; single use; expires ${expires}):`);
+  console.log(res.token);
+  console.log(`\nRegister with: POST ${res.registrationEndpoint}, header "Authorization: Bearer <token>".`);
+}
+
+async function listOAuthClients({ identity, opts, actor }: Call): Promise<void> {
+  const res = await identity.listOAuthClients({ actor: actor() }, opts);
+  console.log(
+    res.clients.length
+      ? table([
+          ['CLIENT ID', 'NAME', 'TYPE', 'SCOPES', 'CREATED'],
+          ...res.clients.map((c) => [c.clientId, c.name, c.public ? 'public' : 'confidential', c.scopes.join(' '), date(c.createdAt)]),
+        ])
+      : 'No OAuth clients yet.',
+  );
+}
+
+async function revokeOAuthClient({ identity, opts, args, actor }: Call): Promise<void> {
+  const [clientId] = args;
+  if (!clientId) throw new UsageError('revoke-oauth-client <client-id> --as <admin>');
+  const res = await identity.revokeOAuthClient({ actor: actor(), clientId }, opts);
+  console.log(
+    `Revoked ${res.client?.name || clientId} (${clientId}): disabled, its tokens and consents deleted; the gateway refuses its access tokens for ${res.usersNotified} user(s).`,
+  );
+}
+
+/** Every command: how many positional arguments it takes (after the command itself), and what it runs. */
+const COMMANDS = new Map<string, { arity: number; run: (call: Call) => Promise<void> }>([
+  ['create-tenant', { arity: 2, run: createTenant }],
+  ['list-tenants', { arity: 0, run: listTenants }],
+  ['rotate-signing-key', { arity: 0, run: rotateSigningKey }],
+  ['list-users', { arity: 0, run: listUsers }],
+  ['invite', { arity: 2, run: invite }],
+  ['change-role', { arity: 2, run: changeRole }],
+  ['deactivate', { arity: 1, run: deactivate }],
+  ['reactivate', { arity: 1, run: reactivate }],
+  ['issue-registration-token', { arity: 0, run: issueRegistrationToken }],
+  ['list-oauth-clients', { arity: 0, run: listOAuthClients }],
+  ['revoke-oauth-client', { arity: 1, run: revokeOAuthClient }],
+]);
+
+/** An unquoted `--name Bidan Ani` leaves "Ani" as an extra argument: refuse rather than store half a name. */
+function refuseExtraArguments(command: string, args: string[], arity: number): void {
+  const extra = args.slice(arity);
+  if (extra.length)
+    throw new UsageError(
+      `unexpected argument${extra.length > 1 ? 's' : ''} ${extra.map((a) => `"${a}"`).join(' ')} for ${command}; quote a value with spaces, e.g. --name "Bidan Ani"`,
+    );
+}
+
+/** The exit status for a failed command, after saying why on stderr. */
+function failure(err: unknown, address: string): number {
+  if (err instanceof UsageError) {
+    console.error(`error: ${err.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (isStatus(err, grpc.status.UNAVAILABLE) || isStatus(err, grpc.status.DEADLINE_EXCEEDED)) {
+    console.error(`error: cannot reach identity at ${address} (is it running? set IDENTITY_GRPC to its gRPC address)`);
+    return 1;
+  }
+  const e = err as { code?: number; details?: string; message?: string };
+  const status = typeof e.code === 'number' ? grpc.status[e.code] : undefined;
+  console.error(`error: ${e.details || e.message}${status ? ` (${status})` : ''}`);
+  return 1;
+}
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      as: { type: 'string' },
-      name: { type: 'string' },
-      admin: { type: 'string' },
-      'admin-name': { type: 'string' },
-      write: { type: 'boolean' },
-      ttl: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   const [command, ...args] = positionals;
   if (!command || values.help || command === 'help') {
     console.log(USAGE);
@@ -112,118 +226,17 @@ async function main(argv: string[]): Promise<number> {
   const address = process.env.IDENTITY_GRPC || '127.0.0.1:50051';
   const metadata = new grpc.Metadata();
   if (process.env.ADMIN_API_TOKEN) metadata.set('authorization', `Bearer ${process.env.ADMIN_API_TOKEN}`);
-  const identity = createClient(IdentityService, address);
+  const identity = identityClient(address);
   const opts = { metadata, timeoutMs: 15_000 };
   const actor = () => ref(values.as, '--as <admin>');
   try {
-    // An unquoted `--name Bidan Ani` leaves "Ani" as an extra argument: refuse rather than store half a name.
-    const extra = args.slice(ARITY[command] ?? args.length);
-    if (extra.length)
-      throw new UsageError(
-        `unexpected argument${extra.length > 1 ? 's' : ''} ${extra.map((a) => `"${a}"`).join(' ')} for ${command}; quote a value with spaces, e.g. --name "Bidan Ani"`,
-      );
-    switch (command) {
-      case 'create-tenant': {
-        const [tenantId, name] = args;
-        if (!tenantId || !name || !values.admin) throw new UsageError('create-tenant <tenant-id> <name> --admin <email>');
-        const res = await identity.createTenant({ tenantId, name, adminEmail: values.admin, adminName: values['admin-name'] ?? '' }, opts);
-        console.log(`Created tenant ${res.tenant?.tenantId} "${res.tenant?.name}".`);
-        console.log(`Invited ${userLine(res.admin!)}: the invitation link is on its way.`);
-        return 0;
-      }
-      case 'list-tenants': {
-        const res = await identity.listTenants({}, opts);
-        console.log(res.tenants.length ? tenantsTable(res.tenants) : 'No tenants yet.');
-        return 0;
-      }
-      case 'list-users': {
-        const res = await identity.listUsers({ actor: actor() }, opts);
-        console.log(`${res.tenant?.name} (${res.tenant?.tenantId}): ${res.users.length} user(s)\n`);
-        console.log(usersTable(res.users));
-        return 0;
-      }
-      case 'invite': {
-        const [email, role] = args;
-        if (!email || !role) throw new UsageError('invite <email> <role> --as <admin>');
-        const res = await identity.inviteUser({ actor: actor(), email, role, name: values.name ?? '' }, opts);
-        console.log(`Invited ${userLine(res.user!)}: the invitation link is on its way.`);
-        return 0;
-      }
-      case 'change-role': {
-        const [user, role] = args;
-        if (!user || !role) throw new UsageError('change-role <user> <role> --as <admin>');
-        const res = await identity.changeRole({ actor: actor(), user: ref(user, '<user>'), role }, opts);
-        console.log(`Role changed: ${userLine(res.user!)}.`);
-        return 0;
-      }
-      case 'deactivate': {
-        const res = await identity.deactivateUser({ actor: actor(), user: ref(args[0], '<user>') }, opts);
-        console.log(`Deactivated ${userLine(res.user!)}; ${res.sessionsEnded} session(s) ended.`);
-        return 0;
-      }
-      case 'reactivate': {
-        const res = await identity.reactivateUser({ actor: actor(), user: ref(args[0], '<user>') }, opts);
-        console.log(`Reactivated ${userLine(res.user!)}.`);
-        return 0;
-      }
-      case 'issue-registration-token': {
-        const ttlSeconds = values.ttl === undefined ? 0 : Number(values.ttl);
-        if (!Number.isInteger(ttlSeconds) || ttlSeconds < 0) throw new UsageError('--ttl takes a number of seconds');
-        const res = await identity.issueRegistrationToken({ actor: actor(), allowWrite: values.write === true, ttlSeconds }, opts);
-        const expires = res.expiresAt ? new Date(Number(res.expiresAt.seconds) * 1000).toISOString() : '';
-        console.log(`Registration token for ${res.tenantId} (scopes: ${res.scopes.join(' ')}; single use; expires ${expires}):`);
-        console.log(res.token);
-        console.log(`\nRegister with: POST ${res.registrationEndpoint}, header "Authorization: Bearer <token>".`);
-        return 0;
-      }
-      case 'list-oauth-clients': {
-        const res = await identity.listOAuthClients({ actor: actor() }, opts);
-        console.log(
-          res.clients.length
-            ? table([
-                ['CLIENT ID', 'NAME', 'TYPE', 'SCOPES', 'CREATED'],
-                ...res.clients.map((c) => [
-                  c.clientId,
-                  c.name,
-                  c.public ? 'public' : 'confidential',
-                  c.scopes.join(' '),
-                  date(c.createdAt),
-                ]),
-              ])
-            : 'No OAuth clients yet.',
-        );
-        return 0;
-      }
-      case 'revoke-oauth-client': {
-        const [clientId] = args;
-        if (!clientId) throw new UsageError('revoke-oauth-client <client-id> --as <admin>');
-        const res = await identity.revokeOAuthClient({ actor: actor(), clientId }, opts);
-        console.log(
-          `Revoked ${res.client?.name || clientId} (${clientId}): disabled, its tokens and consents deleted; the gateway refuses its access tokens for ${res.usersNotified} user(s).`,
-        );
-        return 0;
-      }
-      case 'rotate-signing-key': {
-        const res = await identity.rotateSigningKey({}, opts);
-        console.log(`New signing key ${res.keyId}; retired (still published): ${res.retiredKeyIds.join(', ') || 'none'}.`);
-        return 0;
-      }
-      default:
-        throw new UsageError(`unknown command "${command}"`);
-    }
+    const known = COMMANDS.get(command);
+    if (!known) throw new UsageError(`unknown command "${command}"`);
+    refuseExtraArguments(command, args, known.arity);
+    await known.run({ identity, opts, args, values, actor });
+    return 0;
   } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`error: ${err.message}\n\n${USAGE}`);
-      return 2;
-    }
-    if (isStatus(err, grpc.status.UNAVAILABLE) || isStatus(err, grpc.status.DEADLINE_EXCEEDED)) {
-      console.error(`error: cannot reach identity at ${address} (is it running? set IDENTITY_GRPC to its gRPC address)`);
-      return 1;
-    }
-    const e = err as { code?: number; details?: string; message?: string };
-    const status = typeof e.code === 'number' ? grpc.status[e.code] : undefined;
-    console.error(`error: ${e.details || e.message}${status ? ` (${status})` : ''}`);
-    return 1;
+    return failure(err, address);
   } finally {
     identity.close();
   }

@@ -40,37 +40,35 @@ function isTimeZone(value: string): boolean {
   }
 }
 
+const isUrl = (value: string): boolean => {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'https:' || protocol === 'http:';
+  } catch {
+    return false;
+  }
+};
+const isMinutes = (value: string) => /^\d{1,4}$/.test(value) && Number(value) >= 1 && Number(value) <= 1440;
+const isTimestamp = (value: string) =>
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value));
+
+/** Each kind of parameter: the test its value must pass, and what to say when it does not. */
+const KIND_CHECKS = new Map<ParamSpec['kind'], [test: (value: string) => boolean, problem: string]>([
+  ['text', [(value) => value.trim() !== '', 'is blank']],
+  ['digits', [(value) => /^\d{4,10}$/.test(value), 'must be 4 to 10 digits']],
+  ['minutes', [isMinutes, 'must be a whole number of minutes from 1 to 1440']],
+  ['url', [isUrl, 'must be an absolute http or https URL']],
+  ['event', [(value) => (SECURITY_EVENTS as readonly string[]).includes(value), `must be one of ${SECURITY_EVENTS.join(', ')}`]],
+  ['timestamp', [isTimestamp, 'must be an RFC 3339 timestamp such as 2026-01-31T08:30:00+07:00']],
+  ['time_zone', [isTimeZone, 'must be an IANA time zone such as Asia/Jakarta']],
+]);
+
 /** Why `value` does not fit `spec`, or undefined when it does. */
 function checkParameter(spec: ParamSpec, value: string): string | undefined {
   if (value.length > spec.max) return `is longer than ${spec.max} characters`;
   if (CONTROL.test(value)) return 'contains control characters';
-  switch (spec.kind) {
-    case 'text':
-      return value.trim() ? undefined : 'is blank';
-    case 'digits':
-      return /^\d{4,10}$/.test(value) ? undefined : 'must be 4 to 10 digits';
-    case 'minutes':
-      return /^\d{1,4}$/.test(value) && Number(value) >= 1 && Number(value) <= 1440
-        ? undefined
-        : 'must be a whole number of minutes from 1 to 1440';
-    case 'url': {
-      let url: URL;
-      try {
-        url = new URL(value);
-      } catch {
-        return 'must be an absolute http or https URL';
-      }
-      return url.protocol === 'https:' || url.protocol === 'http:' ? undefined : 'must be an absolute http or https URL';
-    }
-    case 'event':
-      return (SECURITY_EVENTS as readonly string[]).includes(value) ? undefined : `must be one of ${SECURITY_EVENTS.join(', ')}`;
-    case 'timestamp':
-      return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value))
-        ? undefined
-        : 'must be an RFC 3339 timestamp such as 2026-01-31T08:30:00+07:00';
-    case 'time_zone':
-      return isTimeZone(value) ? undefined : 'must be an IANA time zone such as Asia/Jakarta';
-  }
+  const [test, problem] = KIND_CHECKS.get(spec.kind)!;
+  return test(value) ? undefined : problem;
 }
 
 const schema = z

@@ -18,7 +18,7 @@
 // the database blips; and every attempt carries the same Message-ID, so mail systems (and the test
 // peer) can recognise the repeat.
 import { context, propagation, trace, SpanStatusCode, ROOT_CONTEXT } from '@opentelemetry/api';
-import type { Context } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
 import type { Pool } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
 import { untraced } from '../db/index.ts';
@@ -68,161 +68,218 @@ function parentContext(traceparent: string | null): Context {
   return traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
 }
 
+/** Wakes the claim loop before its poll interval: a message was queued, a send ended, or stop(). */
+function createAlarm() {
+  let ring: (() => void) | undefined;
+  let pokes = 0;
+  return {
+    /** Forgets the wake-ups so far: the loop is about to claim, which answers them. */
+    reset(): void {
+      pokes = 0;
+    },
+    /** Waits `ms`, or less if woken; not at all if woken since the last reset. */
+    sleep(ms: number): Promise<void> {
+      if (pokes > 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          ring = undefined;
+          resolve();
+        }
+        ring = done;
+      });
+    },
+    wake(): void {
+      pokes += 1;
+      ring?.();
+    },
+    /** Ends a sleep in progress without counting as a wake-up. */
+    interrupt(): void {
+      ring?.();
+    },
+  };
+}
+
+/** Retries a store write a few times within the lease: used for the write that follows a 250. */
+async function persist({ leaseMs, log }: WorkerOptions, what: string, write: () => Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + leaseMs / 2;
+  for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
+    try {
+      await write();
+      return;
+    } catch (err) {
+      if (Date.now() + wait > deadline) throw err;
+      log.warn({ err: { message: (err as Error).message }, step: what }, 'store write failed, retrying');
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
+async function deadLetter({ pool, log, metrics }: WorkerOptions, d: Delivery, reason: DeadReason, error: string): Promise<void> {
+  const held = await markDead(pool, d, error);
+  if (!held) return log.warn({ delivery_id: d.id }, 'lease lost before dead-lettering; left to its new holder');
+  metrics.attempt('dead');
+  metrics.deadLettered(reason);
+  log.error({ delivery_id: d.id, template: d.template, attempts: d.attempts, reason, last_error: error }, 'message dead-lettered');
+}
+
+/** Why a claimed message must not be sent at all (with the error to record), or undefined. */
+function whyNotSend(opts: WorkerOptions, d: Claimed): [DeadReason, string] | undefined {
+  if (d.attempts > opts.retry.maxAttempts) {
+    // Claimed again after its last attempt's lease ran out: its worker died mid-send.
+    return ['lost_lease', `worker lost during attempt ${d.attempts - 1}; outcome unknown, not retried`];
+  }
+  if (d.valid_until && d.valid_until.getTime() < Date.now()) return ['expired', 'expired before it could be sent'];
+  return undefined;
+}
+
+/** Counted and logged so that an operator can match a recipient's "I got it twice" to a crash. */
+function noteTakeOver({ log, metrics }: WorkerOptions, d: Claimed): void {
+  metrics.resumed();
+  log.warn(
+    { delivery_id: d.id, attempts: d.attempts },
+    'taking over a send whose worker was lost; if the peer had already answered 250 this is a duplicate with the same Message-ID',
+  );
+}
+
+function renderMail(d: Claimed): OutgoingMail {
+  return {
+    ...render(d.template, d.locale, d.parameters, { createdAt: d.created_at }),
+    to: d.recipient,
+    messageId: d.message_id,
+    deliveryId: d.id,
+    locale: d.locale,
+  };
+}
+
+/** Renews the lease every third of it while a send runs; returns the function that stops renewing. */
+function holdLease({ pool, leaseMs }: WorkerOptions, d: Claimed): () => void {
+  const renewal = setInterval(
+    () => {
+      untraced(() => renewLease(pool, d, leaseMs)).catch(() => {});
+    },
+    Math.max(10, Math.floor(leaseMs / 3)),
+  );
+  return () => clearInterval(renewal);
+}
+
+/** A failed send: dead-lettered when it cannot succeed or has had its attempts, else retried later. */
+async function recordFailure(opts: WorkerOptions, d: Claimed, span: Span, err: unknown): Promise<void> {
+  const failure = classify(err);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: failure.summary });
+  if (failure.permanent) return await deadLetter(opts, d, 'permanent', failure.summary);
+  if (d.attempts >= opts.retry.maxAttempts) return await deadLetter(opts, d, 'max_attempts', failure.summary);
+  const delay = backoffMs(d.attempts, opts.retry);
+  const held = await markRetry(opts.pool, d, delay, failure.summary);
+  if (held) opts.metrics.attempt('retry');
+  opts.log.warn({ delivery_id: d.id, attempts: d.attempts, retry_in_ms: delay, last_error: failure.summary }, 'send failed, will retry');
+}
+
+/** One SMTP attempt under the lease, and its outcome recorded. */
+async function sendOnce(opts: WorkerOptions, d: Claimed, mail: OutgoingMail, signal: AbortSignal, span: Span): Promise<void> {
+  const started = performance.now();
+  const releaseLease = holdLease(opts, d);
+  try {
+    const result = await opts.send(mail, signal).finally(releaseLease);
+    opts.metrics.sendDuration((performance.now() - started) / 1000);
+    await persist(opts, 'mark sent', () => markSent(opts.pool, d));
+    opts.metrics.attempt('sent');
+    opts.log.info({ delivery_id: d.id, template: d.template, attempts: d.attempts, smtp: result.response.slice(0, 3) }, 'message sent');
+  } catch (err) {
+    opts.metrics.sendDuration((performance.now() - started) / 1000);
+    await recordFailure(opts, d, span, err);
+  }
+}
+
+async function deliver(opts: WorkerOptions, d: Claimed, signal: AbortSignal): Promise<void> {
+  const refusal = whyNotSend(opts, d);
+  if (refusal) return deadLetter(opts, d, ...refusal);
+  if (d.resumed) noteTakeOver(opts, d);
+  let mail: OutgoingMail;
+  try {
+    mail = renderMail(d);
+  } catch (err) {
+    return deadLetter(opts, d, 'permanent', `cannot render: ${(err as Error).message}`);
+  }
+  const span = tracer.startSpan(
+    'notifier.send',
+    { attributes: { 'simrs.delivery.id': d.id, 'simrs.template': d.template, 'simrs.attempt': d.attempts } },
+    parentContext(d.traceparent),
+  );
+  // The store writes below become children of the send span, itself a child of the SendEmail call.
+  await context.with(trace.setSpan(context.active(), span), () => sendOnce(opts, d, mail, signal, span).finally(() => span.end()));
+}
+
+/** Waits up to `graceMs` for the sends in flight, then aborts those still running and waits for them. */
+async function drain(inFlight: Set<Promise<void>>, graceMs: number, abort: AbortController, log: Logger): Promise<void> {
+  if (inFlight.size === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
+  await Promise.race([Promise.all(inFlight), graceOver]);
+  clearTimeout(timer);
+  if (inFlight.size > 0) {
+    log.warn({ in_flight: inFlight.size }, 'aborting sends still in flight');
+    abort.abort(new Error('notifier shutting down'));
+    await Promise.all(inFlight);
+  }
+}
+
 export function createWorker(opts: WorkerOptions): Worker {
-  const { pool, log, metrics } = opts;
+  const { pool, log } = opts;
   const inFlight = new Set<Promise<void>>();
   const abort = new AbortController();
+  const alarm = createAlarm();
   let stopping = false;
   let loop: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  let pokes = 0;
   let storeDown = false;
   let nextPurge = Date.now() + Math.random() * 60_000;
 
-  function sleep(ms: number): Promise<void> {
-    if (pokes > 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      }
-      wakeUp = done;
-    });
-  }
-
-  function wake(): void {
-    pokes += 1;
-    wakeUp?.();
-  }
-
-  /** Retries a store write a few times within the lease: used for the write that follows a 250. */
-  async function persist(what: string, write: () => Promise<unknown>): Promise<void> {
-    const deadline = Date.now() + opts.leaseMs / 2;
-    for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
-      try {
-        await write();
-        return;
-      } catch (err) {
-        if (Date.now() + wait > deadline) throw err;
-        log.warn({ err: { message: (err as Error).message }, step: what }, 'store write failed, retrying');
-        await new Promise((r) => setTimeout(r, wait));
-      }
-    }
-  }
-
-  async function deadLetter(d: Delivery, reason: DeadReason, error: string): Promise<void> {
-    const held = await markDead(pool, d, error);
-    if (!held) return log.warn({ delivery_id: d.id }, 'lease lost before dead-lettering; left to its new holder');
-    metrics.attempt('dead');
-    metrics.deadLettered(reason);
-    log.error({ delivery_id: d.id, template: d.template, attempts: d.attempts, reason, last_error: error }, 'message dead-lettered');
-  }
-
-  async function deliver(d: Claimed): Promise<void> {
-    if (d.attempts > opts.retry.maxAttempts) {
-      // Claimed again after its last attempt's lease ran out: its worker died mid-send.
-      return deadLetter(d, 'lost_lease', `worker lost during attempt ${d.attempts - 1}; outcome unknown, not retried`);
-    }
-    if (d.valid_until && d.valid_until.getTime() < Date.now()) {
-      return deadLetter(d, 'expired', 'expired before it could be sent');
-    }
-    if (d.resumed) {
-      // Counted and logged so that an operator can match a recipient's "I got it twice" to a crash.
-      metrics.resumed();
-      log.warn(
-        { delivery_id: d.id, attempts: d.attempts },
-        'taking over a send whose worker was lost; if the peer had already answered 250 this is a duplicate with the same Message-ID',
-      );
-    }
-    let mail: OutgoingMail;
-    try {
-      mail = {
-        ...render(d.template, d.locale, d.parameters, { createdAt: d.created_at }),
-        to: d.recipient,
-        messageId: d.message_id,
-        deliveryId: d.id,
-        locale: d.locale,
-      };
-    } catch (err) {
-      return deadLetter(d, 'permanent', `cannot render: ${(err as Error).message}`);
-    }
-    const span = tracer.startSpan(
-      'notifier.send',
-      { attributes: { 'simrs.delivery.id': d.id, 'simrs.template': d.template, 'simrs.attempt': d.attempts } },
-      parentContext(d.traceparent),
-    );
-    // The store writes below become children of the send span, itself a child of the SendEmail call.
-    await context.with(trace.setSpan(context.active(), span), async () => {
-      const started = performance.now();
-      const renewal = setInterval(
-        () => {
-          untraced(() => renewLease(pool, d, opts.leaseMs)).catch(() => {});
-        },
-        Math.max(10, Math.floor(opts.leaseMs / 3)),
-      );
-      try {
-        const result = await opts.send(mail, abort.signal).finally(() => clearInterval(renewal));
-        metrics.sendDuration((performance.now() - started) / 1000);
-        await persist('mark sent', () => markSent(pool, d));
-        metrics.attempt('sent');
-        log.info({ delivery_id: d.id, template: d.template, attempts: d.attempts, smtp: result.response.slice(0, 3) }, 'message sent');
-      } catch (err) {
-        metrics.sendDuration((performance.now() - started) / 1000);
-        const failure = classify(err);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: failure.summary });
-        if (failure.permanent) return await deadLetter(d, 'permanent', failure.summary);
-        if (d.attempts >= opts.retry.maxAttempts) return await deadLetter(d, 'max_attempts', failure.summary);
-        const delay = backoffMs(d.attempts, opts.retry);
-        const held = await markRetry(pool, d, delay, failure.summary);
-        if (held) metrics.attempt('retry');
-        log.warn({ delivery_id: d.id, attempts: d.attempts, retry_in_ms: delay, last_error: failure.summary }, 'send failed, will retry');
-      } finally {
-        span.end();
-      }
-    });
-  }
-
   function track(d: Claimed): void {
-    const job = deliver(d)
+    const job = deliver(opts, d, abort.signal)
       .catch((err: unknown) => {
         // The store failed while recording an outcome: the lease runs out and the message is retried.
         log.error({ err: { message: (err as Error).message }, delivery_id: d.id }, 'could not record the outcome of a send');
       })
       .finally(() => {
         inFlight.delete(job);
-        wake();
+        alarm.wake();
       });
     inFlight.add(job);
   }
 
+  /** Claims up to `free` due messages and starts sending them; how many it claimed. */
+  async function claimDue(free: number): Promise<number> {
+    try {
+      // Rows claimed while stop() was called are still delivered: stop() waits for them.
+      const due = await untraced(() => claim(pool, free, opts.leaseMs));
+      for (const d of due) track(d);
+      if (storeDown) log.info('message store reachable again');
+      storeDown = false;
+      return due.length;
+    } catch (err) {
+      if (!storeDown) log.warn({ err: { message: (err as Error).message } }, 'cannot claim messages: store unreachable');
+      storeDown = true;
+      return 0;
+    }
+  }
+
+  function purgeWhenDue(): void {
+    if (Date.now() < nextPurge) return;
+    nextPurge = Date.now() + PURGE_EVERY_MS;
+    untraced(() => purge(pool, opts.retentionDays))
+      .then((n) => n && log.info({ deleted: n }, 'purged finished messages past retention'))
+      .catch(() => {});
+  }
+
   async function run(): Promise<void> {
     while (!stopping) {
-      pokes = 0;
+      alarm.reset();
       const free = opts.concurrency - inFlight.size;
-      let claimed = 0;
-      if (free > 0) {
-        try {
-          // Rows claimed while stop() was called are still delivered: stop() waits for them.
-          const due = await untraced(() => claim(pool, free, opts.leaseMs));
-          claimed = due.length;
-          for (const d of due) track(d);
-          if (storeDown) log.info('message store reachable again');
-          storeDown = false;
-        } catch (err) {
-          if (!storeDown) log.warn({ err: { message: (err as Error).message } }, 'cannot claim messages: store unreachable');
-          storeDown = true;
-        }
-      }
-      if (Date.now() >= nextPurge) {
-        nextPurge = Date.now() + PURGE_EVERY_MS;
-        untraced(() => purge(pool, opts.retentionDays))
-          .then((n) => n && log.info({ deleted: n }, 'purged finished messages past retention'))
-          .catch(() => {});
-      }
+      const claimed = free > 0 ? await claimDue(free) : 0;
+      purgeWhenDue();
       // A full batch means more may be due: claim again at once.
-      if (claimed === 0 || claimed < free) await sleep(opts.pollMs);
+      if (claimed === 0 || claimed < free) await alarm.sleep(opts.pollMs);
     }
   }
 
@@ -230,21 +287,12 @@ export function createWorker(opts: WorkerOptions): Worker {
     start() {
       loop ??= run();
     },
-    wake,
+    wake: alarm.wake,
     async stop(graceMs = 4_000) {
       stopping = true;
-      wakeUp?.();
+      alarm.interrupt();
       await loop;
-      if (inFlight.size === 0) return;
-      let timer: NodeJS.Timeout | undefined;
-      const graceOver = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
-      await Promise.race([Promise.all(inFlight), graceOver]);
-      clearTimeout(timer);
-      if (inFlight.size > 0) {
-        log.warn({ in_flight: inFlight.size }, 'aborting sends still in flight');
-        abort.abort(new Error('notifier shutting down'));
-        await Promise.all(inFlight);
-      }
+      await drain(inFlight, graceMs, abort, log);
     },
   };
 }

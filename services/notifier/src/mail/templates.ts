@@ -94,113 +94,145 @@ const STRINGS = {
   },
 } as const;
 
+/** What every template reads: the parameters, the locale's strings and the defaults filled in. */
+interface View {
+  p: Params;
+  s: (typeof STRINGS)[Locale];
+  id: boolean;
+  locale: Locale;
+  tenant: string;
+  minutes: string;
+  ctx: RenderContext;
+}
+
+function signInOtp({ p, s, id, tenant, minutes }: View): Content {
+  return {
+    subject: id ? `Kode masuk ${tenant} Anda` : `Your ${tenant} sign-in code`,
+    blocks: [
+      { kind: 'p', text: s.hello(p.user_name) },
+      { kind: 'p', text: id ? `Gunakan kode berikut untuk masuk ke ${tenant}:` : `Use this code to sign in to ${tenant}:` },
+      { kind: 'code', text: p.otp! },
+      { kind: 'p', text: s.validity(minutes, id ? 'Kode' : 'code') },
+      {
+        kind: 'p',
+        text: id
+          ? `Jangan berikan kode ini kepada siapa pun, termasuk orang yang mengaku sebagai petugas ${tenant}.`
+          : `Never share this code with anyone, including people who say they work for ${tenant}.`,
+      },
+      { kind: 'note', text: s.ignore(id ? 'kode' : 'code') },
+    ],
+  };
+}
+
+function magicLink({ p, s, id, tenant, minutes }: View): Content {
+  return {
+    subject: id ? `Tautan masuk ${tenant} Anda` : `Your ${tenant} sign-in link`,
+    blocks: [
+      { kind: 'p', text: s.hello(p.user_name) },
+      {
+        kind: 'p',
+        text: id ? `Klik tombol di bawah ini untuk masuk ke ${tenant}.` : `Use the button below to sign in to ${tenant}.`,
+      },
+      { kind: 'button', label: id ? `Masuk ke ${tenant}` : `Sign in to ${tenant}`, url: p.url! },
+      { kind: 'p', text: s.validity(minutes, id ? 'Tautan' : 'link') },
+      { kind: 'note', text: s.ignore(id ? 'tautan' : 'link') },
+    ],
+  };
+}
+
+/** "X invited you to join T as R", or without an inviter "You are invited to join T as R". */
+function invitedBy({ p, id, tenant }: View): string {
+  const role = p.role ? (id ? ` sebagai ${p.role}` : ` as ${p.role}`) : '';
+  if (p.inviter_name) {
+    return id
+      ? `${p.inviter_name} mengundang Anda untuk bergabung dengan ${tenant} di ${PRODUCT}${role}.`
+      : `${p.inviter_name} invited you to join ${tenant} on ${PRODUCT}${role}.`;
+  }
+  return id
+    ? `Anda diundang untuk bergabung dengan ${tenant} di ${PRODUCT}${role}.`
+    : `You are invited to join ${tenant} on ${PRODUCT}${role}.`;
+}
+
+function invitation(view: View): Content {
+  const { p, s, id, tenant } = view;
+  return {
+    subject: id ? `Undangan bergabung dengan ${tenant}` : `Invitation to join ${tenant}`,
+    blocks: [
+      { kind: 'p', text: s.hello(p.user_name) },
+      { kind: 'p', text: invitedBy(view) },
+      { kind: 'button', label: id ? 'Terima undangan' : 'Accept the invitation', url: p.url! },
+      {
+        kind: 'p',
+        text: id
+          ? 'Anda akan masuk tanpa kata sandi: dengan passkey, tautan masuk, atau kode yang dikirim ke email ini.'
+          : 'You will sign in without a password: with a passkey, a sign-in link, or a code sent to this address.',
+      },
+      {
+        kind: 'note',
+        text: id
+          ? 'Jika Anda tidak mengenal undangan ini, abaikan email ini.'
+          : 'If you do not recognise this invitation, you can ignore this e-mail.',
+      },
+    ],
+  };
+}
+
+/** A security notice in words: its subject, what happened and what to do. */
+type NoticeText = [subject: string, what: string, todo: string];
+
+function passkeyAddedText({ p, id, tenant }: View, when: string): NoticeText {
+  const passkey = p.passkey_name ? ` (${p.passkey_name})` : '';
+  return id
+    ? [
+        `Passkey baru ditambahkan ke akun ${tenant} Anda`,
+        `Passkey baru${passkey} telah ditambahkan ke akun ${tenant} Anda pada ${when}.`,
+        `Jika ini Anda, tidak ada yang perlu dilakukan. Jika bukan, segera hapus passkey tersebut, keluarkan semua sesi lain, dan hubungi administrator ${tenant}.`,
+      ]
+    : [
+        `A new passkey was added to your ${tenant} account`,
+        `A new passkey${passkey} was added to your ${tenant} account on ${when}.`,
+        `If this was you, there is nothing to do. If it was not, remove that passkey, sign out all other sessions and contact the ${tenant} administrator right away.`,
+      ];
+}
+
+function sessionsRevokedText({ id, tenant }: View, when: string): NoticeText {
+  return id
+    ? [
+        `Sesi lain di akun ${tenant} Anda telah dikeluarkan`,
+        `Semua sesi lain di akun ${tenant} Anda telah dikeluarkan pada ${when}. Hanya perangkat yang melakukan tindakan ini yang tetap masuk.`,
+        `Jika ini Anda, tidak ada yang perlu dilakukan. Jika bukan, segera hubungi administrator ${tenant}.`,
+      ]
+    : [
+        `Your other ${tenant} sessions were signed out`,
+        `All other sessions of your ${tenant} account were signed out on ${when}. Only the device that did this is still signed in.`,
+        `If this was you, there is nothing to do. If it was not, contact the ${tenant} administrator right away.`,
+      ];
+}
+
+function securityNotice(view: View): Content {
+  const { p, s, id, locale, ctx } = view;
+  const when = formatTime(locale, p, ctx.createdAt);
+  const [subject, what, todo] = p.event === 'passkey_added' ? passkeyAddedText(view, when) : sessionsRevokedText(view, when);
+  const blocks: Block[] = [
+    { kind: 'p', text: s.hello(p.user_name) },
+    { kind: 'p', text: what },
+    { kind: 'p', text: todo },
+  ];
+  if (p.url) blocks.push({ kind: 'button', label: id ? 'Periksa keamanan akun' : 'Review account security', url: p.url });
+  return { subject, blocks };
+}
+
+const CONTENT = new Map<TemplateName, (view: View) => Content>([
+  ['sign_in_otp', signInOtp],
+  ['magic_link', magicLink],
+  ['invitation', invitation],
+  ['security_notice', securityNotice],
+]);
+
 function content(template: TemplateName, locale: Locale, p: Params, ctx: RenderContext): Content {
   const tenant = p.tenant_name || PRODUCT;
   const minutes = p.expires_minutes || String(DEFAULT_EXPIRES_MINUTES);
-  const s = STRINGS[locale];
-  const id = locale === 'id';
-  switch (template) {
-    case 'sign_in_otp':
-      return {
-        subject: id ? `Kode masuk ${tenant} Anda` : `Your ${tenant} sign-in code`,
-        blocks: [
-          { kind: 'p', text: s.hello(p.user_name) },
-          { kind: 'p', text: id ? `Gunakan kode berikut untuk masuk ke ${tenant}:` : `Use this code to sign in to ${tenant}:` },
-          { kind: 'code', text: p.otp! },
-          { kind: 'p', text: s.validity(minutes, id ? 'Kode' : 'code') },
-          {
-            kind: 'p',
-            text: id
-              ? `Jangan berikan kode ini kepada siapa pun, termasuk orang yang mengaku sebagai petugas ${tenant}.`
-              : `Never share this code with anyone, including people who say they work for ${tenant}.`,
-          },
-          { kind: 'note', text: s.ignore(id ? 'kode' : 'code') },
-        ],
-      };
-    case 'magic_link':
-      return {
-        subject: id ? `Tautan masuk ${tenant} Anda` : `Your ${tenant} sign-in link`,
-        blocks: [
-          { kind: 'p', text: s.hello(p.user_name) },
-          {
-            kind: 'p',
-            text: id ? `Klik tombol di bawah ini untuk masuk ke ${tenant}.` : `Use the button below to sign in to ${tenant}.`,
-          },
-          { kind: 'button', label: id ? `Masuk ke ${tenant}` : `Sign in to ${tenant}`, url: p.url! },
-          { kind: 'p', text: s.validity(minutes, id ? 'Tautan' : 'link') },
-          { kind: 'note', text: s.ignore(id ? 'tautan' : 'link') },
-        ],
-      };
-    case 'invitation': {
-      const role = p.role ? (id ? ` sebagai ${p.role}` : ` as ${p.role}`) : '';
-      const who = p.inviter_name
-        ? id
-          ? `${p.inviter_name} mengundang Anda untuk bergabung dengan ${tenant} di ${PRODUCT}${role}.`
-          : `${p.inviter_name} invited you to join ${tenant} on ${PRODUCT}${role}.`
-        : id
-          ? `Anda diundang untuk bergabung dengan ${tenant} di ${PRODUCT}${role}.`
-          : `You are invited to join ${tenant} on ${PRODUCT}${role}.`;
-      return {
-        subject: id ? `Undangan bergabung dengan ${tenant}` : `Invitation to join ${tenant}`,
-        blocks: [
-          { kind: 'p', text: s.hello(p.user_name) },
-          { kind: 'p', text: who },
-          { kind: 'button', label: id ? 'Terima undangan' : 'Accept the invitation', url: p.url! },
-          {
-            kind: 'p',
-            text: id
-              ? 'Anda akan masuk tanpa kata sandi: dengan passkey, tautan masuk, atau kode yang dikirim ke email ini.'
-              : 'You will sign in without a password: with a passkey, a sign-in link, or a code sent to this address.',
-          },
-          {
-            kind: 'note',
-            text: id
-              ? 'Jika Anda tidak mengenal undangan ini, abaikan email ini.'
-              : 'If you do not recognise this invitation, you can ignore this e-mail.',
-          },
-        ],
-      };
-    }
-    case 'security_notice': {
-      const when = formatTime(locale, p, ctx.createdAt);
-      const passkey = p.passkey_name ? ` (${p.passkey_name})` : '';
-      const added = p.event === 'passkey_added';
-      const blocks: Block[] = [
-        { kind: 'p', text: s.hello(p.user_name) },
-        {
-          kind: 'p',
-          text: added
-            ? id
-              ? `Passkey baru${passkey} telah ditambahkan ke akun ${tenant} Anda pada ${when}.`
-              : `A new passkey${passkey} was added to your ${tenant} account on ${when}.`
-            : id
-              ? `Semua sesi lain di akun ${tenant} Anda telah dikeluarkan pada ${when}. Hanya perangkat yang melakukan tindakan ini yang tetap masuk.`
-              : `All other sessions of your ${tenant} account were signed out on ${when}. Only the device that did this is still signed in.`,
-        },
-        {
-          kind: 'p',
-          text: added
-            ? id
-              ? `Jika ini Anda, tidak ada yang perlu dilakukan. Jika bukan, segera hapus passkey tersebut, keluarkan semua sesi lain, dan hubungi administrator ${tenant}.`
-              : `If this was you, there is nothing to do. If it was not, remove that passkey, sign out all other sessions and contact the ${tenant} administrator right away.`
-            : id
-              ? `Jika ini Anda, tidak ada yang perlu dilakukan. Jika bukan, segera hubungi administrator ${tenant}.`
-              : `If this was you, there is nothing to do. If it was not, contact the ${tenant} administrator right away.`,
-        },
-      ];
-      if (p.url) blocks.push({ kind: 'button', label: id ? 'Periksa keamanan akun' : 'Review account security', url: p.url });
-      return {
-        subject: added
-          ? id
-            ? `Passkey baru ditambahkan ke akun ${tenant} Anda`
-            : `A new passkey was added to your ${tenant} account`
-          : id
-            ? `Sesi lain di akun ${tenant} Anda telah dikeluarkan`
-            : `Your other ${tenant} sessions were signed out`,
-        blocks,
-      };
-    }
-  }
+  return CONTENT.get(template)!({ p, s: STRINGS[locale], id: locale === 'id', locale, tenant, minutes, ctx });
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

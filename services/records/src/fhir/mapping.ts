@@ -175,34 +175,10 @@ export function fromPatient(resource: Json, tenantId: string): CreatePasienInput
   if (resource.active === false)
     refuse('Patient.active', 'a patient is made inactive by deleting it (DELETE Patient/[id]), which archives it', 'invalid');
 
-  const mr = mrSystem(tenantId);
-  (arr(resource.identifier) ?? []).forEach((id, i) => {
-    const system = str(id.system);
-    const value = str(id.value);
-    const at = `Patient.identifier[${i}]`;
-    if (system === NIK_SYSTEM) {
-      if (out.nik !== undefined) refuse(at, 'the record holds one NIK');
-      out.nik = value ?? '';
-    } else if (system === BPJS_SYSTEM) {
-      if (out.noBpjs !== undefined) refuse(at, 'the record holds one BPJS number');
-      out.noBpjs = value ?? '';
-    } else if (system !== mr)
-      refuse(
-        at,
-        `identifier system ${system ?? '(none)'} is not held: NIK (${NIK_SYSTEM}), BPJS (${BPJS_SYSTEM}) and this hospital's medical record number (assigned by the server) are`,
-      );
-  });
+  readIdentifiers(arr(resource.identifier) ?? [], mrSystem(tenantId), out, refuse);
   if (out.nik === undefined) refuse('Patient.identifier', `a NIK identifier (system ${NIK_SYSTEM}) is required`, 'required');
 
-  const names = arr(resource.name) ?? [];
-  if (names.length > 1) refuse('Patient.name', 'the record holds one name');
-  const name = names[0];
-  if (name) {
-    const parts = [arr(name.prefix), arr(name.given), [name.family], arr(name.suffix)].flatMap((a) =>
-      (a ?? []).map(str).filter((s): s is string => s !== undefined),
-    );
-    out.nama = str(name.text) ?? (parts.length ? parts.join(' ') : undefined);
-  }
+  readName(arr(resource.name) ?? [], out, refuse);
   if (out.nama === undefined) refuse('Patient.name', 'a name (name.text, or given and family) is required', 'required');
 
   (arr(resource.telecom) ?? []).forEach((t, i) => {
@@ -211,10 +187,7 @@ export function fromPatient(resource: Json, tenantId: string): CreatePasienInput
     else out.telepon = str(t.value) ?? '';
   });
 
-  if (resource.gender === 'male') out.jenisKelamin = 'L';
-  else if (resource.gender === 'female') out.jenisKelamin = 'P';
-  else if (resource.gender === undefined) refuse('Patient.gender', 'gender is required (male or female)', 'required');
-  else refuse('Patient.gender', 'the record holds male or female only', 'value');
+  readGender(resource.gender, out, refuse);
   if (resource.birthDate === undefined) refuse('Patient.birthDate', 'birthDate is required', 'required');
   else out.tanggalLahir = typeof resource.birthDate === 'string' ? resource.birthDate : '';
 
@@ -241,6 +214,43 @@ export function fromPatient(resource: Json, tenantId: string): CreatePasienInput
 }
 
 type Refuse = (expression: string, diagnostics: string, code?: Issue['code']) => void;
+
+function readIdentifiers(identifiers: Json[], mr: string, out: Record<string, string | null | undefined>, refuse: Refuse): void {
+  identifiers.forEach((id, i) => {
+    const system = str(id.system);
+    const value = str(id.value);
+    const at = `Patient.identifier[${i}]`;
+    if (system === NIK_SYSTEM) {
+      if (out.nik !== undefined) refuse(at, 'the record holds one NIK');
+      out.nik = value ?? '';
+    } else if (system === BPJS_SYSTEM) {
+      if (out.noBpjs !== undefined) refuse(at, 'the record holds one BPJS number');
+      out.noBpjs = value ?? '';
+    } else if (system !== mr)
+      refuse(
+        at,
+        `identifier system ${system ?? '(none)'} is not held: NIK (${NIK_SYSTEM}), BPJS (${BPJS_SYSTEM}) and this hospital's medical record number (assigned by the server) are`,
+      );
+  });
+}
+
+function readName(names: Json[], out: Record<string, string | null | undefined>, refuse: Refuse): void {
+  if (names.length > 1) refuse('Patient.name', 'the record holds one name');
+  const name = names[0];
+  if (name) {
+    const parts = [arr(name.prefix), arr(name.given), [name.family], arr(name.suffix)].flatMap((a) =>
+      (a ?? []).map(str).filter((s): s is string => s !== undefined),
+    );
+    out.nama = str(name.text) ?? (parts.length ? parts.join(' ') : undefined);
+  }
+}
+
+function readGender(gender: unknown, out: Record<string, string | null | undefined>, refuse: Refuse): void {
+  if (gender === 'male') out.jenisKelamin = 'L';
+  else if (gender === 'female') out.jenisKelamin = 'P';
+  else if (gender === undefined) refuse('Patient.gender', 'gender is required (male or female)', 'required');
+  else refuse('Patient.gender', 'the record holds male or female only', 'value');
+}
 
 function readAddress(addresses: Json[], out: Record<string, string | null | undefined>, refuse: Refuse): void {
   if (addresses.length === 0) return refuse('Patient.address', 'an address (line, city, state) is required', 'required');
@@ -287,42 +297,54 @@ function readMarital(m: Json | undefined, out: Record<string, string | null | un
     );
 }
 
-function readExtensions(extensions: Json[], out: Record<string, string | null | undefined>, refuse: Refuse): void {
+type Out = Record<string, string | null | undefined>;
+/** Reads one extension into the record's fields; `at` is its FHIRPath, for a refusal. */
+type ExtensionReader = (e: Json, out: Out, refuse: Refuse, at: string) => void;
+
+function readReligion(e: Json, out: Out, refuse: Refuse, at: string): void {
+  const cc = obj(e.valueCodeableConcept);
+  const byCode = (arr(cc?.coding) ?? [])
+    .map((c) => (c.system === RELIGION_SYSTEM ? Object.entries(RELIGION).find(([, v]) => v[0] === c.code)?.[0] : undefined))
+    .find(Boolean);
+  const byText = typeof cc?.text === 'string' && (AGAMA as readonly string[]).includes(cc.text) ? cc.text : undefined;
+  out.agama = byText ?? byCode;
+  if (!out.agama) refuse(at, `religion must be one of ${AGAMA.join(', ')} (as text) or its v3-ReligiousAffiliation code`, 'value');
+}
+
+/** The Patient extensions the record holds, by URL. */
+const EXTENSION_READERS = new Map<string, ExtensionReader>([
+  [
+    EXT.birthPlace,
+    (e, out) => {
+      const place = obj(e.valueAddress);
+      out.tempatLahir = str(place?.city) ?? str(place?.text) ?? '';
+    },
+  ],
+  [EXT.religion, readReligion],
+  [EXT.mothersMaidenName, (e, out) => void (out.namaIbu = str(e.valueString) ?? '')],
+  [EXT.pekerjaan, (e, out) => void (out.pekerjaan = str(e.valueString) ?? '')],
+  [
+    EXT.golonganDarah,
+    (e, out, refuse, at) => {
+      out.golonganDarah = String(e.valueCode ?? '');
+      if (!(GOLONGAN_DARAH as readonly string[]).includes(out.golonganDarah))
+        refuse(at, `blood group must be one of ${GOLONGAN_DARAH.join(', ')}`, 'value');
+    },
+  ],
+  [
+    EXT.rhesus,
+    (e, out, refuse, at) => {
+      out.rhesus = String(e.valueCode ?? '');
+      if (!(RHESUS as readonly string[]).includes(out.rhesus)) refuse(at, 'rhesus must be + or -', 'value');
+    },
+  ],
+]);
+
+function readExtensions(extensions: Json[], out: Out, refuse: Refuse): void {
   extensions.forEach((e, i) => {
     const at = `Patient.extension[${i}]`;
-    switch (e.url) {
-      case EXT.birthPlace: {
-        const place = obj(e.valueAddress);
-        out.tempatLahir = str(place?.city) ?? str(place?.text) ?? '';
-        return;
-      }
-      case EXT.religion: {
-        const cc = obj(e.valueCodeableConcept);
-        const byCode = (arr(cc?.coding) ?? [])
-          .map((c) => (c.system === RELIGION_SYSTEM ? Object.entries(RELIGION).find(([, v]) => v[0] === c.code)?.[0] : undefined))
-          .find(Boolean);
-        const byText = typeof cc?.text === 'string' && (AGAMA as readonly string[]).includes(cc.text) ? cc.text : undefined;
-        out.agama = byText ?? byCode;
-        if (!out.agama) refuse(at, `religion must be one of ${AGAMA.join(', ')} (as text) or its v3-ReligiousAffiliation code`, 'value');
-        return;
-      }
-      case EXT.mothersMaidenName:
-        out.namaIbu = str(e.valueString) ?? '';
-        return;
-      case EXT.pekerjaan:
-        out.pekerjaan = str(e.valueString) ?? '';
-        return;
-      case EXT.golonganDarah:
-        out.golonganDarah = String(e.valueCode ?? '');
-        if (!(GOLONGAN_DARAH as readonly string[]).includes(out.golonganDarah))
-          refuse(at, `blood group must be one of ${GOLONGAN_DARAH.join(', ')}`, 'value');
-        return;
-      case EXT.rhesus:
-        out.rhesus = String(e.valueCode ?? '');
-        if (!(RHESUS as readonly string[]).includes(out.rhesus)) refuse(at, 'rhesus must be + or -', 'value');
-        return;
-      default:
-        refuse(at, `extension ${String(e.url)} is not held by the record`);
-    }
+    const read = EXTENSION_READERS.get(e.url as string);
+    if (read) read(e, out, refuse, at);
+    else refuse(at, `extension ${String(e.url)} is not held by the record`);
   });
 }

@@ -129,6 +129,26 @@ function dateRange(param: string, value: string): Range {
   });
 }
 
+/** Minutes east of UTC of a zone designator (Z, +07:00, -03:30); 0 when absent. */
+function offsetMinutes(zone: string | undefined): number {
+  if (!zone || zone === 'Z') return 0;
+  return (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+}
+
+/** Where the instant `lo` ends at the precision it was written in: the next millisecond, second, minute, day, month or year. */
+function endOfPrecision(
+  lo: number,
+  hasFraction: boolean,
+  [y, mo, d, mi, s]: [number, number | undefined, number | undefined, number | undefined, number | undefined],
+): number {
+  if (hasFraction) return lo + 1;
+  if (s !== undefined) return lo + 1000;
+  if (mi !== undefined) return lo + 60_000;
+  if (d !== undefined) return lo + 86_400_000;
+  if (mo !== undefined) return Date.UTC(y, mo, 1);
+  return Date.UTC(y + 1, 0, 1);
+}
+
 /** _lastUpdated: an instant range [lo, hi) at the precision given. */
 function instantRange(param: string, value: string): Range {
   const prefix = PREFIX.exec(value)?.[1] ?? 'eq';
@@ -136,21 +156,10 @@ function instantRange(param: string, value: string): Range {
   const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?)?)?$/.exec(rest);
   if (!m) throw badRequest(`${param}: ${value} is not a date or instant`, [param]);
   const [y, mo, d, h, mi, s] = [1, 2, 3, 4, 5, 6].map((i) => (m[i] === undefined ? undefined : Number(m[i])));
-  const tz = m[8] && m[8] !== 'Z' ? (m[8].startsWith('-') ? -1 : 1) * (Number(m[8].slice(1, 3)) * 60 + Number(m[8].slice(4, 6))) : 0;
+  const tz = offsetMinutes(m[8]);
   const ms = m[7] ? Math.floor(Number(m[7]) * 1000) : 0;
   const lo = Date.UTC(y!, (mo ?? 1) - 1, d ?? 1, h ?? 0, mi ?? 0, s ?? 0, ms) - tz * 60_000;
-  const next =
-    m[7] !== undefined
-      ? lo + 1
-      : s !== undefined
-        ? lo + 1000
-        : mi !== undefined
-          ? lo + 60_000
-          : d !== undefined
-            ? lo + 86_400_000
-            : mo !== undefined
-              ? Date.UTC(y!, mo, 1)
-              : Date.UTC(y! + 1, 0, 1);
+  const next = endOfPrecision(lo, m[7] !== undefined, [y!, mo, d, mi, s]);
   if (Number.isNaN(lo) || (mo !== undefined && (mo < 1 || mo > 12)))
     throw badRequest(`${param}: ${value} is not a valid date or instant`, [param]);
   const iso = (t: number) => new Date(t).toISOString();
@@ -174,6 +183,29 @@ function identifierCondition(value: string, tenantId: string): Condition {
 /** One `or` of conditions, or the condition itself when alone. */
 const anyOf = (alternatives: Condition[]): Condition =>
   alternatives.length === 1 ? alternatives[0]! : { field: 'or', anyOf: alternatives };
+
+/** A search parameter's values as one condition (the parameter's name known, its values split). */
+type ConditionOf = (param: { key: string; modifier: string | undefined; values: string[]; tenantId: string }) => Condition;
+
+const nameCondition =
+  (part: 'any' | 'family' | 'given'): ConditionOf =>
+  ({ modifier, values }) => ({ field: 'name', part: modifier === 'exact' ? 'exact' : part, anyOf: values });
+
+function genderCondition({ values }: { values: string[] }): Condition {
+  const codes = values.map((v) => (v === 'male' ? 'L' : v === 'female' ? 'P' : undefined)).filter((v): v is 'L' | 'P' => v !== undefined);
+  return codes.length ? { field: 'jenisKelamin', anyOf: codes } : { field: 'none' };
+}
+
+const CONDITIONS = new Map<string, ConditionOf>([
+  ['_id', ({ values }) => ({ field: 'id', anyOf: values })],
+  ['identifier', ({ values, tenantId }) => anyOf(values.map((v) => identifierCondition(v, tenantId)))],
+  ['name', nameCondition('any')],
+  ['family', nameCondition('family')],
+  ['given', nameCondition('given')],
+  ['gender', genderCondition],
+  ['birthdate', ({ key, values }) => ({ field: 'tanggalLahir', anyOf: values.map((v) => dateRange(key, v)) })],
+  ['_lastUpdated', ({ key, values }) => ({ field: 'updatedAt', anyOf: values.map((v) => instantRange(key, v)) })],
+]);
 
 export function parseSearch(query: URLSearchParams, opts: { tenantId: string; strict: boolean }): ParsedSearch {
   const conditions: Condition[] = [];
@@ -210,32 +242,8 @@ export function parseSearch(query: URLSearchParams, opts: { tenantId: string; st
     const values = splitValues(raw);
     if (values.length === 0) throw badRequest(`${key} needs a value`, [key]);
     used.push([key, raw]);
-    switch (name) {
-      case '_id':
-        conditions.push({ field: 'id', anyOf: values });
-        break;
-      case 'identifier':
-        conditions.push(anyOf(values.map((v) => identifierCondition(v, opts.tenantId))));
-        break;
-      case 'name':
-      case 'family':
-      case 'given':
-        conditions.push({ field: 'name', part: modifier === 'exact' ? 'exact' : name === 'name' ? 'any' : name, anyOf: values });
-        break;
-      case 'gender': {
-        const codes = values
-          .map((v) => (v === 'male' ? 'L' : v === 'female' ? 'P' : undefined))
-          .filter((v): v is 'L' | 'P' => v !== undefined);
-        conditions.push(codes.length ? { field: 'jenisKelamin', anyOf: codes } : { field: 'none' });
-        break;
-      }
-      case 'birthdate':
-        conditions.push({ field: 'tanggalLahir', anyOf: values.map((v) => dateRange(key, v)) });
-        break;
-      case '_lastUpdated':
-        conditions.push({ field: 'updatedAt', anyOf: values.map((v) => instantRange(key, v)) });
-        break;
-    }
+    const condition = CONDITIONS.get(name!)?.({ key, modifier, values, tenantId: opts.tenantId });
+    if (condition) conditions.push(condition);
   }
   const digest = createHash('sha256')
     .update(JSON.stringify([used, sort]))

@@ -44,16 +44,11 @@ export interface RecordsDeps {
   checks: Checks;
 }
 
-export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
-  const health = serveHealth(deps.checks);
-  const cursors = makeCursors(config.PRINCIPAL_SECRET);
-  const verify = principalVerifier(config.PRINCIPAL_SECRET);
-  const prefix = config.INTEGRATION_PREFIX;
-  const doc = openApiDocument(prefix, config.PUBLIC_URL);
-  const docJson = JSON.stringify(doc);
-  const docsHtml = docsPage(doc, prefix);
+type Cursors = ReturnType<typeof makeCursors>;
 
-  async function createContext(req: IncomingMessage): Promise<Context> {
+/** The tRPC context of a request: the principal the gateway signed and, with one, its tenant's scope. */
+function contextFor(deps: RecordsDeps, verify: PrincipalVerifier, cursors: Cursors) {
+  return async function createContext(req: IncomingMessage): Promise<Context> {
     const principal = await principalOf(req.headers[PRINCIPAL_HEADER], verify);
     const requestId = String(req.headers[REQUEST_ID_HEADER] ?? '') || randomUUID();
     const span = trace.getActiveSpan()?.spanContext();
@@ -71,17 +66,87 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
         }
       : undefined;
     return { principal, requestId, scope };
-  }
-
-  const onError = (error: { code: string; cause?: unknown }, path: string | undefined) => {
-    if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error.cause ?? error, path }, 'procedure failed');
-    else if (error.code === 'SERVICE_UNAVAILABLE') log.warn({ err: error.cause ?? error, path }, 'database unavailable');
-    else if (error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN') log.warn({ code: error.code, path }, 'call refused');
   };
+}
 
-  // The database away is a 503 the caller should retry: say when, as every other 503 does.
-  const headersFor = (errors: readonly { code: string }[]): Record<string, string> =>
-    errors.some((e) => e.code === 'SERVICE_UNAVAILABLE') ? { 'retry-after': '1' } : {};
+/** Logs the failures an operator should see: errors, the database away, refused calls. */
+function onError(error: { code: string; cause?: unknown }, path: string | undefined): void {
+  if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error.cause ?? error, path }, 'procedure failed');
+  else if (error.code === 'SERVICE_UNAVAILABLE') log.warn({ err: error.cause ?? error, path }, 'database unavailable');
+  else if (error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN') log.warn({ code: error.code, path }, 'call refused');
+}
+
+// The database away is a 503 the caller should retry: say when, as every other 503 does.
+const headersFor = (errors: readonly { code: string }[]): Record<string, string> =>
+  errors.some((e) => e.code === 'SERVICE_UNAVAILABLE') ? { 'retry-after': '1' } : {};
+
+/** Answers GET of the OpenAPI document and of its docs page; false for any other request. */
+function docsResponder(doc: ReturnType<typeof openApiDocument>, prefix: string) {
+  const docJson = JSON.stringify(doc);
+  const docsHtml = docsPage(doc, prefix);
+  return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
+    if (req.method !== 'GET') return false;
+    if (path === '/openapi.json') {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' }).end(docJson);
+      return true;
+    }
+    if (path !== '/docs' && path !== '/docs/') return false;
+    res
+      .writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-cache',
+        'content-security-policy':
+          "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        'x-content-type-options': 'nosniff',
+      })
+      .end(docsHtml);
+    return true;
+  };
+}
+
+/** A REST request's JSON body, or false once the refusal (size, type, depth, syntax) has been answered. */
+async function jsonBody(req: IncomingMessage, res: ServerResponse, path: string, maxBytes: number): Promise<{ body: unknown } | false> {
+  let raw: string;
+  try {
+    raw = await readBody(req, maxBytes);
+  } catch (err) {
+    if (!(err instanceof BodyTooLarge)) throw err;
+    sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${maxBytes} bytes`, path, { connection: 'close' });
+    return false;
+  }
+  const type = String(req.headers['content-type'] ?? '');
+  if (raw.trim() !== '' && !/^application\/json\b/i.test(type)) {
+    sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', path);
+    return false;
+  }
+  // Behind the gateway's bound, for callers inside the cluster: the validators recurse.
+  if (jsonTooDeep(raw)) {
+    sendError(res, 'BAD_REQUEST', `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, path);
+    return false;
+  }
+  try {
+    return { body: raw.trim() === '' ? undefined : JSON.parse(raw) };
+  } catch {
+    sendError(res, 'PARSE_ERROR', 'request body is not valid JSON', path);
+    return false;
+  }
+}
+
+/** The integration prefix: the OpenAPI document, its docs page, and the REST operations it lists. */
+function integrationRoute(config: Config, createContext: (req: IncomingMessage) => Promise<Context>) {
+  const doc = openApiDocument(config.INTEGRATION_PREFIX, config.PUBLIC_URL);
+  const docs = docsResponder(doc, config.INTEGRATION_PREFIX);
+  const rest = restHandler({ doc, createContext, onError, headersFor });
+  return async (req: IncomingMessage, res: ServerResponse, path: string, search: string): Promise<void> => {
+    if (docs(req, res, path)) return;
+    if (req.method === 'GET' || req.method === 'HEAD') return rest(req, res, path, search, undefined);
+    const read = await jsonBody(req, res, path, config.MAX_BODY_BYTES);
+    if (read) await rest(req, res, path, search, read.body);
+  };
+}
+
+/** /trpc/*: refusals tRPC would answer outside the envelope, one GET query by the shim, else the adapter. */
+function trpcRoute(config: Config, createContext: (req: IncomingMessage) => Promise<Context>) {
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: '/trpc/',
@@ -93,54 +158,31 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
   });
   // One query by GET (the dashboard's and integrations' everyday call) skips the adapter's Fetch API round trip.
   const singleQuery = singleQueryHandler({ router: appRouter, createContext, onError, headersFor });
+  return (req: IncomingMessage, res: ServerResponse, pathname: string, search: string): void => {
+    // tRPC answers a procedure path that is not valid percent-encoding with a 400 that is not JSON.
+    try {
+      decodeURIComponent(pathname);
+    } catch {
+      return sendError(res, 'BAD_REQUEST', 'the procedure path is not valid percent-encoding', pathname);
+    }
+    // tRPC refuses other body types with a 415 that is not JSON; answer it here, in the envelope.
+    if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+      return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', pathname.slice('/trpc/'.length), {
+        connection: 'close',
+      });
+    if (singleQuery(req, res, pathname.slice('/trpc/'.length), search)) return;
+    trpc(req, res);
+  };
+}
+
+export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
+  const health = serveHealth(deps.checks);
+  const prefix = config.INTEGRATION_PREFIX;
+  const createContext = contextFor(deps, principalVerifier(config.PRINCIPAL_SECRET), makeCursors(config.PRINCIPAL_SECRET));
+  const trpc = trpcRoute(config, createContext);
   const fhir = createFhirHandler({ prefix, publicUrl: config.PUBLIC_URL, maxBodyBytes: config.MAX_BODY_BYTES, createContext });
   const fhirBase = `${prefix}/fhir`;
-  const rest = restHandler({ doc, createContext, onError, headersFor });
-
-  async function integration(req: IncomingMessage, res: ServerResponse, path: string, search: string): Promise<void> {
-    if (req.method === 'GET' && path === '/openapi.json') {
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' }).end(docJson);
-      return;
-    }
-    if (req.method === 'GET' && (path === '/docs' || path === '/docs/')) {
-      res
-        .writeHead(200, {
-          'content-type': 'text/html; charset=utf-8',
-          'cache-control': 'no-cache',
-          'content-security-policy':
-            "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-          'x-content-type-options': 'nosniff',
-        })
-        .end(docsHtml);
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      let raw: string;
-      try {
-        raw = await readBody(req, config.MAX_BODY_BYTES);
-      } catch (err) {
-        if (err instanceof BodyTooLarge)
-          return sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${config.MAX_BODY_BYTES} bytes`, path, {
-            connection: 'close',
-          });
-        throw err;
-      }
-      const type = String(req.headers['content-type'] ?? '');
-      if (raw.trim() !== '' && !/^application\/json\b/i.test(type)) {
-        return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', path);
-      }
-      // Behind the gateway's bound, for callers inside the cluster: the validators recurse.
-      if (jsonTooDeep(raw)) return sendError(res, 'BAD_REQUEST', `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, path);
-      let body: unknown;
-      try {
-        body = raw.trim() === '' ? undefined : JSON.parse(raw);
-      } catch {
-        return sendError(res, 'PARSE_ERROR', 'request body is not valid JSON', path);
-      }
-      return rest(req, res, path, search, body);
-    }
-    await rest(req, res, path, search, undefined);
-  }
+  const integration = integrationRoute(config, createContext);
 
   return createServer((req, res) => {
     if (health(req, res)) return;
@@ -162,19 +204,7 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
       }
       if (pathname.startsWith('/trpc/')) {
         observeCall(req, res, { surface: 'trpc', pathname, prefix });
-        // tRPC answers a procedure path that is not valid percent-encoding with a 400 that is not JSON.
-        try {
-          decodeURIComponent(pathname);
-        } catch {
-          return sendError(res, 'BAD_REQUEST', 'the procedure path is not valid percent-encoding', pathname);
-        }
-        // tRPC refuses other body types with a 415 that is not JSON; answer it here, in the envelope.
-        if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
-          return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', pathname.slice('/trpc/'.length), {
-            connection: 'close',
-          });
-        if (singleQuery(req, res, pathname.slice('/trpc/'.length), url.slice(pathname.length))) return;
-        return trpc(req, res);
+        return trpc(req, res, pathname, url.slice(pathname.length));
       }
       if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
         observeCall(req, res, { surface: 'rest', pathname, prefix });
