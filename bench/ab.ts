@@ -6,8 +6,10 @@
 // The other tree: AB_BASE_DIR (another worktree, as it is), or AB_BASE_REF (a commit, default main,
 // unpacked into a temporary directory with this tree's node_modules linked, so it must have the same
 // package-lock.json). Two modes (AB_MODE):
-//   paths (default)  pasien.list (first page) by each path of AB_PATHS (direct, bearer, cookie): req/s
-//                    and records' and the gateway's CPU milliseconds per request.
+//   paths (default)  pasien.list (first page) by each path of AB_PATHS (direct, bearer, cookie), or
+//                    `refresh`: a closed loop of token refreshes through the gateway, AB_REFRESH_FAMILIES
+//                    families (default 16) each rotating its own refresh token on every call. req/s and
+//                    records', the gateway's and identity's CPU milliseconds per request.
 //   records          pasien.list straight to records for each input of AB_INPUTS (first, siti), with the
 //                    database's ceiling (pgbench, ceiling.ts) taken in every round: req/s, records' and
 //                    its Postgres backends' CPU milliseconds per request, req/s ÷ ceiling per round.
@@ -32,6 +34,8 @@ import { doctorPaths, listPath, recordsBackends, seed } from './gateway.ts';
 import type { ListTarget } from './gateway.ts';
 import { cpuBetween, cpuByPid, cpuSeconds } from './procstat.ts';
 import { TENANT } from './records.ts';
+import { refreshLoad } from './refresh.ts';
+import type { LoadResult } from './load.ts';
 import { loadFromChild } from './wrk.ts';
 
 const RECORDS_MODE = process.env.AB_MODE === 'records';
@@ -45,11 +49,16 @@ const POOL = 10;
 const INPUTS: Record<string, unknown> = { first: { limit: 20 }, siti: { q: 'siti', limit: 20 } };
 const KEYS = (RECORDS_MODE ? (process.env.AB_INPUTS ?? 'first,siti') : (process.env.AB_PATHS ?? 'direct,bearer')).split(',');
 const PROFILE = process.env.AB_PROFILE_DIR;
+const REFRESH = !RECORDS_MODE && KEYS.includes('refresh');
+const REFRESH_FAMILIES = Number(process.env.AB_REFRESH_FAMILIES ?? 16);
 
 interface Tree {
   label: string;
   stack: Stack;
+  /** pasien.list by each key of AB_PATHS or AB_INPUTS (`refresh` has none: see load). */
   targets: Record<string, ListTarget>;
+  /** One window of load on a key: wrk on its target, or the refresh loop for `refresh`. */
+  load(key: string, durationMs: number): Promise<LoadResult>;
   /** Starts counting CPU; the returned function gives each process's CPU seconds since. */
   meter(): Promise<() => Record<string, number>>;
   stop(): Promise<void>;
@@ -71,11 +80,25 @@ function unpack(ref: string): string {
   return dir;
 }
 
-/** What is measured on a tree: records straight (records mode) or every path of AB_PATHS. */
-async function targetsOf(stack: Stack, smtp: Awaited<ReturnType<typeof startSmtpPeer>>): Promise<Record<string, ListTarget>> {
+type Loads = Pick<Tree, 'targets' | 'load'>;
+
+const listLoad = (targets: Record<string, ListTarget>) => (key: string, durationMs: number) =>
+  loadFromChild({ ...targets[key]!, connections: CONNECTIONS, durationMs });
+
+/**
+ * What is measured on a tree: records straight (records mode) or every path of AB_PATHS, `refresh`
+ * being the doctor's refresh-token families, each rotated on every call (a closed loop rather than
+ * one request repeated; the families continue from one window to the next).
+ */
+async function loadsOf(stack: Stack, smtp: Awaited<ReturnType<typeof startSmtpPeer>>): Promise<Loads> {
   if (!RECORDS_MODE) {
-    const paths = (await doctorPaths(stack, smtp, 0)).paths(INPUTS.first);
-    return Object.fromEntries(KEYS.map((k) => [k, paths[k as keyof typeof paths]]));
+    const doctor = await doctorPaths(stack, smtp, REFRESH ? REFRESH_FAMILIES : 0);
+    const paths = doctor.paths(INPUTS.first);
+    const targets = Object.fromEntries(KEYS.filter((k) => k !== 'refresh').map((k) => [k, paths[k as keyof typeof paths]]));
+    const list = listLoad(targets);
+    const load = (key: string, durationMs: number) =>
+      key === 'refresh' ? refreshLoad(stack, doctor.app, doctor.families, durationMs / 1000, 0) : list(key, durationMs);
+    return { targets, load };
   }
   const principal = await signPrincipal(
     { userId: randomUUID(), tenantId: TENANT, role: 'doctor', scopes: ['simrs:read', 'simrs:write'] },
@@ -83,16 +106,19 @@ async function targetsOf(stack: Stack, smtp: Awaited<ReturnType<typeof startSmtp
     3600,
   );
   const target = (k: string) => ({ url: `${stack.urls.records}${listPath(INPUTS[k])}`, headers: { 'x-simrs-principal': principal } });
-  return Object.fromEntries(KEYS.map((k) => [k, target(k)]));
+  const targets = Object.fromEntries(KEYS.map((k) => [k, target(k)]));
+  return { targets, load: listLoad(targets) };
 }
 
-/** CPU seconds of records and the gateway (paths mode) or of records and its Postgres backends (records mode). */
+/** CPU seconds of records, the gateway and identity (paths mode) or of records and its Postgres backends (records mode). */
 async function meterOf(stack: Stack): Promise<{ meter: Tree['meter']; close(): Promise<void> }> {
   const pids = { records: stack.services.records.child.pid!, gateway: stack.services.gateway.child.pid! };
   if (!RECORDS_MODE) {
+    const services = { ...pids, identity: stack.services.identity.child.pid! };
+    const cpu = () => Object.fromEntries(Object.entries(services).map(([name, pid]) => [name, cpuSeconds(pid)]));
     const meter = async () => {
-      const before = { records: cpuSeconds(pids.records), gateway: cpuSeconds(pids.gateway) };
-      return () => ({ records: cpuSeconds(pids.records) - before.records, gateway: cpuSeconds(pids.gateway) - before.gateway });
+      const before = cpu();
+      return () => Object.fromEntries(Object.entries(cpu()).map(([name, s]) => [name, s - before[name]!]));
     };
     return { meter, close: async () => {} };
   }
@@ -135,7 +161,7 @@ async function startTree(label: string, dir: string, recordsEnv: Record<string, 
     });
     await seed(stack);
     metered = await meterOf(stack);
-    return { label, stack, targets: await targetsOf(stack, smtp), meter: metered.meter, stop };
+    return { label, stack, ...(await loadsOf(stack, smtp)), meter: metered.meter, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -161,13 +187,13 @@ async function measure(trees: Tree[]): Promise<Map<string, Total>> {
     : [];
   const ceilingUrl = recordsAppUrl(trees[0]!.stack.databases.records);
   const seconds = Math.max(1, Math.round(WINDOW_MS / 1000));
-  for (const tree of trees) for (const k of KEYS) await loadFromChild({ ...tree.targets[k]!, connections: CONNECTIONS, durationMs: 2000 });
+  for (const tree of trees) for (const k of KEYS) await tree.load(k, 2000);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, k] of KEYS.entries()) {
       const ceiling = RECORDS_MODE ? await pgbenchCeiling(ceilingUrl, TENANT, statements[i]!, POOL, seconds) : undefined;
       for (const tree of round % 2 === 0 ? trees : [...trees].reverse()) {
         const spent = await tree.meter();
-        const r = await loadFromChild({ ...tree.targets[k]!, connections: CONNECTIONS, durationMs: WINDOW_MS });
+        const r = await tree.load(k, WINDOW_MS);
         const cpu = spent();
         const t = totals.get(`${tree.label} ${k}`) ?? { requests: 0, seconds: 0, cpu: {}, ratios: [] };
         t.requests += r.requests;
@@ -187,7 +213,10 @@ function print(totals: Map<string, Total>): void {
   const processes = [...new Set([...totals.values()].flatMap((t) => Object.keys(t.cpu)))];
   const columns = ['req/s', ...processes.map((p) => `${p} CPU ms/req`), ...(RECORDS_MODE ? ['req/s ÷ ceiling per round'] : [])];
   const ms = (cpu: number, requests: number) => ((cpu * 1000) / requests).toFixed(3);
-  console.log(`\n${ROUNDS} rounds of ${WINDOW_MS} ms per ${RECORDS_MODE ? 'input' : 'path'} and tree, ${CONNECTIONS} connections\n`);
+  const refresh = REFRESH ? ` (refresh: ${REFRESH_FAMILIES} families, one request each at a time)` : '';
+  console.log(
+    `\n${ROUNDS} rounds of ${WINDOW_MS} ms per ${RECORDS_MODE ? 'input' : 'path'} and tree, ${CONNECTIONS} connections${refresh}\n`,
+  );
   console.log(`| tree, ${RECORDS_MODE ? 'input' : 'path'} | ${columns.join(' | ')} |\n|---|${columns.map(() => '---|').join('')}`);
   for (const [key, t] of totals) {
     const cells = [Math.round(t.requests / t.seconds), ...processes.map((p) => ms(t.cpu[p] ?? 0, t.requests))];

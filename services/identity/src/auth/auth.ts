@@ -18,7 +18,7 @@ import type { Config } from '../config.ts';
 import type { Directory } from '../directory/index.ts';
 import type { Keys } from '../keys/index.ts';
 import type { Mailer } from '../mail/index.ts';
-import { cachedKeySet, createOAuth, rowsPerRequestPlugin, SIGNING_KEY_CONFIGS } from '../oauth/index.ts';
+import { cachedKeySet, createOAuth, keptRowsDatabase, SIGNING_KEY_CONFIGS } from '../oauth/index.ts';
 import type { OAuthClients, RegistrationTokens } from '../oauth/index.ts';
 import { passkeyPlugin } from '../passkeys/index.ts';
 import { sessionRowsPlugin } from '../sessions/index.ts';
@@ -90,7 +90,9 @@ export function authOptions(deps: AuthDeps) {
     baseURL: config.PUBLIC_URL,
     basePath: AUTH_BASE_PATH,
     secret: config.AUTH_SECRET,
-    database: deps.pool,
+    // Better Auth's Kysely adapter over the pool, keeping the client and refresh-token rows for the rest
+    // of a token request (oauth/rows-per-request.ts). Migrations take the pool itself (db/migrate.ts).
+    database: keptRowsDatabase(deps.pool),
     secondaryStorage: deps.storage,
     trustedOrigins: [config.PUBLIC_URL, ...config.CORS_ALLOWED_ORIGINS],
     telemetry: { enabled: false },
@@ -174,8 +176,6 @@ export function authOptions(deps: AuthDeps) {
       },
     },
     plugins: [
-      // First: every later plugin and Better Auth's internal adapter read through it (oauth/rows-per-request.ts).
-      rowsPerRequestPlugin,
       otpPlugin(deps),
       magicLinkPlugin(deps),
       passkeyPlugin(config),

@@ -32,7 +32,9 @@ function schemaOptions(config: Config, pool: Pool, log: Logger) {
     increment: unused,
     markUserSessionsRevoked: unused,
   };
-  return authOptions({ config, pool, storage, log } as Partial<AuthDeps> as AuthDeps);
+  const options = authOptions({ config, pool, storage, log } as Partial<AuthDeps> as AuthDeps);
+  // Better Auth's migrator reads the schema through a database, not an adapter: the pool itself.
+  return { ...options, database: pool };
 }
 
 export async function migrateIdentity(config: Config, pool: Pool, log: Logger): Promise<void> {

@@ -9,4 +9,4 @@ export type { IssuedRegistrationToken, RegistrationTokens } from './registration
 export { cachedKeySet, ensureSigningKeys, rotateSigningKey } from './signing-keys.ts';
 export { withCorrectDiscovery } from './discovery.ts';
 export { SIGNING_KEY_CONFIGS } from './id-tokens.ts';
-export { rowsPerRequestPlugin } from './rows-per-request.ts';
+export { keptRowsDatabase } from './rows-per-request.ts';

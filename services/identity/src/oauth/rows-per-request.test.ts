@@ -1,7 +1,10 @@
 // Rows kept for the rest of one token request (rows-per-request.ts), against an adapter that counts
-// its reads: never across requests, never on other endpoints, never past a write.
+// its reads: never across requests, never on other endpoints, never past a write; and, given as Better
+// Auth's database, the adapter every plugin reads through, whatever their order.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { betterAuth } from 'better-auth';
+import type { BetterAuthPlugin } from 'better-auth';
 import { runWithEndpointContext, runWithRequestState } from '@better-auth/core/context';
 import type { DBAdapter } from '@better-auth/core/db/adapter';
 import { keepRowsPerRequest } from './rows-per-request.ts';
@@ -154,5 +157,26 @@ describe('rows kept per token request', () => {
       assert.equal((await kept.findOne<Row>(client('app')))!.clientId, 'app');
     });
     assert.equal(calls, 2);
+  });
+
+  test("given as Better Auth's database, every plugin reads through it, the first as much as the last", async () => {
+    const { kept, reads } = world();
+    const seen: DBAdapter[] = [];
+    const capture = (id: string) => ({ id, init: (ctx) => void seen.push(ctx.adapter) }) satisfies BetterAuthPlugin;
+    const auth = betterAuth({
+      baseURL: 'http://localhost',
+      secret: 'a-test-secret-that-is-long-enough-to-use',
+      database: () => kept,
+      telemetry: { enabled: false },
+      plugins: [capture('first'), capture('last')],
+    });
+    const ctx = await auth.$context;
+    assert.deepEqual(seen, [kept, kept]);
+    assert.equal(ctx.adapter, kept);
+    await inRequest('/oauth2/token', async () => {
+      await seen[0]!.findOne(client('app'));
+      await ctx.adapter.findOne(client('app'));
+    });
+    assert.deepEqual(reads, { oauthClient: 1 });
   });
 });

@@ -3,7 +3,9 @@
 // grant claim of the access token). This keeps the first read of each for the rest of that request,
 // and for nothing else:
 // - only at the token endpoint, only rows looked up by their unique key (a client by its id, a refresh
-//   token by its stored hash), only through Better Auth's database adapter;
+//   token by its stored hash), only through Better Auth's database adapter: the one `database` option
+//   (`keptRowsDatabase`) makes, so Better Auth's internal adapter, every plugin and every request's
+//   context read through it from the start, whatever the order of the plugins;
 // - in Better Auth's request state, which is made anew for each request: no row outlives the request
 //   it was read in, so a client disabled or a token rotated by another request is seen by the next one;
 // - any write to one of those tables in the request (a rotation, a deletion, a transaction) drops what
@@ -11,9 +13,12 @@
 // The authoritative checks stay in the statements that change state: a rotation updates the refresh
 // token only while it is not revoked (Better Auth's incrementOne), so two requests racing on one token
 // cannot both rotate it (token-hooks.ts ends the grant of the one that loses).
-import type { BetterAuthPlugin } from 'better-auth';
+import type { BetterAuthOptions } from 'better-auth';
 import { defineRequestState, hasRequestState, tryGetCurrentAuthEndpointContext } from '@better-auth/core/context';
-import type { DBAdapter, Where } from '@better-auth/core/db/adapter';
+import type { DBAdapter, DBAdapterInstance, Where } from '@better-auth/core/db/adapter';
+import { kyselyAdapter } from '@better-auth/kysely-adapter';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Pool } from '@simrs/platform/db';
 
 /** Models read more than once per token request, with the unique field they are read by. */
 const KEPT: Record<string, string> = { oauthClient: 'clientId', oauthRefreshToken: 'token' };
@@ -109,11 +114,12 @@ export function keepRowsPerRequest(adapter: DBAdapter): DBAdapter {
 }
 
 /**
- * Put first among the plugins, so that every later plugin, Better Auth's internal adapter and each
- * request's context use the adapter that keeps rows (Better Auth assigns what `init` returns to its
- * context before it builds the internal adapter).
+ * Better Auth's `database` option: its Kysely adapter over `pool`, made as Better Auth makes it when
+ * given a pg pool (Postgres, with database transactions), keeping rows per token
+ * request. Better Auth builds its context, its internal adapter and every plugin's on this adapter.
  */
-export const rowsPerRequestPlugin = {
-  id: 'simrs-rows-per-request',
-  init: (ctx) => ({ context: { adapter: keepRowsPerRequest(ctx.adapter) } }),
-} satisfies BetterAuthPlugin;
+export function keptRowsDatabase(pool: Pool): DBAdapterInstance {
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  const adapter = kyselyAdapter(db, { type: 'postgres', transaction: true });
+  return (options: BetterAuthOptions) => keepRowsPerRequest(adapter(options));
+}
