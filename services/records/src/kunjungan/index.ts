@@ -3,5 +3,5 @@
 export { klinisRouter, kunjunganRouter } from './procedures.ts';
 export { kunjunganOutput, STATUS } from './schema.ts';
 export type { Kunjungan, Status } from './schema.ts';
-export { kunjunganStore } from './store.ts';
+export { kunjunganStore, REGISTER_SQL } from './store.ts';
 export { requirePrimaryDiagnosis, transitionStore } from './transitions.ts';

@@ -15,7 +15,7 @@ export const VISIT_NOT_FOUND = () => new TRPCError({ code: 'NOT_FOUND', message:
 // Numbers come from per-day counter rows, upserted in the registering statement: the row lock orders
 // concurrent registrations (the clinic's queue counter first, then the hospital's visit counter, in
 // every transaction alike, so they never deadlock), and a rolled-back registration burns no number.
-const REGISTER = `with d as (select ${TODAY} as tanggal),
+export const REGISTER_SQL = `with d as (select ${TODAY} as tanggal),
   q as (insert into records.kunjungan_counter as c (counter, tanggal, last_value) select 'poli:' || $2, d.tanggal, 1 from d
         on conflict (tenant_id, counter, tanggal) do update set last_value = c.last_value + 1 returning last_value),
   n as (insert into records.kunjungan_counter as c (counter, tanggal, last_value) select 'kunjungan', d.tanggal, 1 from d
@@ -43,7 +43,7 @@ export function kunjunganStore({ db, actor }: TenantScope) {
         if (found?.poli == null) problems.poliId = ['no such clinic in this hospital'];
         else if (!found.poli) problems.poliId = ['the clinic is inactive'];
         if (Object.keys(problems).length > 0) throw badInput(problems);
-        const [created] = await q.query<{ id: string }>(REGISTER, [input.pasienId, input.poliId, actor.userId, actor.role]);
+        const [created] = await q.query<{ id: string }>(REGISTER_SQL, [input.pasienId, input.poliId, actor.userId, actor.role]);
         const { values, p } = params();
         const details = { kunjunganId: created!.id, poliId: input.poliId };
         await q.query(auditInsert(p, 'kunjungan.register', `array[${p(input.pasienId)}::uuid]`, details), values);
