@@ -4,7 +4,7 @@
 // what the person may do at all (records' permission matrix); a scope only narrows what the token may.
 //
 // Grammar (SMART v2): `<context>/<resource>.<permissions>`, context `patient` or `user`, resource
-// `Patient` or `*` (Patient is the only FHIR resource served), permissions a non-empty subsequence of
+// `Patient`, `Encounter` or `*` (the FHIR resources served), permissions a non-empty subsequence of
 // `cruds` in that order. The v1 forms `.read` (= `.rs`), `.write` (= `.cud`) and `.*` (= `.cruds`)
 // are accepted as the v2 specification allows. `system/` scopes (backend services) and scopes with
 // query parameters (`?category=...`) grant nothing here.
@@ -20,20 +20,24 @@ const V1: Record<string, string> = { read: 'rs', write: 'cud', '*': 'cruds' };
 
 export type SmartContext = 'patient' | 'user';
 
+/** The FHIR resource types a scope can name: patients, and their visits (Encounter). */
+export const SMART_RESOURCES = ['Patient', 'Encounter'] as const;
+export type SmartResource = (typeof SMART_RESOURCES)[number];
+
 export interface SmartScope {
   context: SmartContext;
-  resource: 'Patient' | '*';
+  resource: SmartResource | '*';
   actions: PatientAction[];
 }
 
-const SMART = /^(patient|user)\/(Patient|\*)\.(c?r?u?d?s?|read|write|\*)$/;
+const SMART = /^(patient|user)\/(Patient|Encounter|\*)\.(c?r?u?d?s?|read|write|\*)$/;
 
 /** The scope's meaning, or undefined when it is not a SMART scope this API honours. */
 export function parseSmartScope(scope: string): SmartScope | undefined {
   const m = SMART.exec(scope);
   if (!m || m[3] === '') return undefined;
   const letters = V1[m[3]!] ?? m[3]!;
-  return { context: m[1] as SmartContext, resource: m[2] as 'Patient' | '*', actions: [...letters].map((l) => LETTERS[l]!) };
+  return { context: m[1] as SmartContext, resource: m[2] as SmartResource | '*', actions: [...letters].map((l) => LETTERS[l]!) };
 }
 
 /** Scopes the API honours: the seed's two, and the SMART scopes above. */
@@ -49,14 +53,14 @@ export function isApiScope(scope: string): boolean {
  */
 export type Reach = 'all' | 'patient' | undefined;
 
-export function scopeReach(scopes: readonly string[], action: ApiAction): Reach {
+export function scopeReach(scopes: readonly string[], action: ApiAction, resource: SmartResource = 'Patient'): Reach {
   if (action === 'audit.read') return scopes.includes(SCOPE_READ) ? 'all' : undefined;
   const seed = action === 'read' || action === 'search' ? SCOPE_READ : SCOPE_WRITE;
   if (scopes.includes(seed)) return 'all';
   let reach: Reach;
   for (const scope of scopes) {
     const parsed = parseSmartScope(scope);
-    if (!parsed || !parsed.actions.includes(action)) continue;
+    if (!parsed || !parsed.actions.includes(action) || (parsed.resource !== '*' && parsed.resource !== resource)) continue;
     if (parsed.context === 'user') return 'all';
     reach = 'patient';
   }
@@ -88,7 +92,7 @@ export const SMART_SCOPES: readonly string[] = (() => {
   for (let mask = 31; mask > 0; mask--) subsets.push([...'cruds'].filter((_, i) => mask & (16 >> i)).join(''));
   const out: string[] = [];
   for (const context of ['patient', 'user']) {
-    for (const resource of ['Patient', '*']) {
+    for (const resource of [...SMART_RESOURCES, '*']) {
       for (const p of [...subsets, 'read', 'write', '*']) out.push(`${context}/${resource}.${p}`);
     }
   }
@@ -143,6 +147,24 @@ const WORDS: Record<'en' | 'id', Record<PatientAction, string> & { user: string;
   },
 };
 
+/** The verbs for Encounter scopes (visits); the rest of the sentence is the patients'. */
+const ENCOUNTER_WORDS: Record<'en' | 'id', Record<PatientAction, string>> = {
+  en: {
+    create: 'register visits',
+    read: 'read visits',
+    update: 'change the status of visits',
+    delete: 'cancel visits',
+    search: 'search visits',
+  },
+  id: {
+    create: 'mendaftarkan kunjungan',
+    read: 'membaca data kunjungan',
+    update: 'mengubah status kunjungan',
+    delete: 'membatalkan kunjungan',
+    search: 'mencari kunjungan',
+  },
+};
+
 const LAUNCH_WORDS = {
   en: 'Work with one patient you choose below',
   id: 'Bekerja dengan satu pasien yang Anda pilih di bawah',
@@ -154,7 +176,8 @@ export function describeSmartScope(scope: string, locale: 'en' | 'id' = 'en'): s
   const parsed = parseSmartScope(scope);
   if (!parsed) return undefined;
   const w = WORDS[locale];
-  const verbs = parsed.actions.map((a) => w[a]);
+  const verbWords = parsed.resource === 'Encounter' ? ENCOUNTER_WORDS[locale] : w;
+  const verbs = parsed.actions.map((a) => verbWords[a]);
   const list = verbs.length === 1 ? verbs[0]! : `${verbs.slice(0, -1).join(', ')} ${w.and} ${verbs[verbs.length - 1]!}`;
   const sentence = `${list}: ${parsed.context === 'user' ? w.user : w.patient}`;
   return sentence[0]!.toUpperCase() + sentence.slice(1);

@@ -5,7 +5,7 @@ import { ROLES, SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
 import type { Principal } from '@simrs/contracts/principal';
 import { scopeReach, seedScopeFor } from '@simrs/contracts/smart';
-import type { ApiAction } from '@simrs/contracts/smart';
+import type { ApiAction, SmartResource } from '@simrs/contracts/smart';
 
 export const PERMISSIONS = [
   'pasien.list',
@@ -171,6 +171,11 @@ export const ACTION_FOR: Record<Permission, ApiAction> = {
   'btg.list': 'audit.read',
 };
 
+/** The FHIR resource type a SMART scope must name for a permission: visits are Encounters. */
+export function resourceOf(permission: Permission): SmartResource {
+  return permission.startsWith('kunjungan.') ? 'Encounter' : 'Patient';
+}
+
 /**
  * Scopes first, then the role: may this principal use `permission`, and how far? `all` is every
  * patient of the tenant; `patient` only the launch patient of a `patient/` SMART scope (and refused
@@ -181,7 +186,7 @@ export function authorize(
   permission: Permission,
 ): { reach: 'all' } | { reach: 'patient'; patientId: string } | { refused: string } {
   const action = ACTION_FOR[permission];
-  const reach = scopeReach(principal.scopes, action);
+  const reach = scopeReach(principal.scopes, action, resourceOf(permission));
   if (!reach) return { refused: `this credential lacks the ${seedScopeFor(action)} scope` };
   if (!roleMay(principal.role, permission)) return { refused: `role ${principal.role} may not ${PERMISSION_LABELS[permission]}` };
   if (reach === 'all') return { reach };
