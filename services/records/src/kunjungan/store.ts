@@ -52,10 +52,11 @@ export function kunjunganStore({ db, actor }: TenantScope) {
       });
     },
 
-    async get(id: string): Promise<Kunjungan> {
+    /** One visit; `extra` adds to the audit row's details what another surface (FHIR) says of the call. */
+    async get(id: string, extra: Record<string, string> = {}): Promise<Kunjungan> {
       const { values, p } = params();
       const sql = `with found as (select ${SELECT_KUNJUNGAN}, k.pasien_id as pid from ${FROM_KUNJUNGAN} where k.id = ${p(id)}::uuid),
-        audit as (${auditInsert(p, 'kunjungan.get', 'array[found.pid]', { kunjunganId: id })} from found)
+        audit as (${auditInsert(p, 'kunjungan.get', 'array[found.pid]', { ...extra, kunjunganId: id })} from found)
         select * from found`;
       const rows = await db.one<Row>(sql, values);
       if (!rows[0]) throw VISIT_NOT_FOUND();
