@@ -3,6 +3,7 @@
 // 4xx naming the field, nothing half-written), the audit rows, and another hospital seeing nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { assertEnvelope, countRows, dataOf, newPasien, startRecords } from './testkit.ts';
 import type { RecordsUnderTest } from './testkit.ts';
 
@@ -188,6 +189,23 @@ describe('clinics and visits', () => {
     assertEnvelope(await r.mutate('poli.update', { id: anak.id, nama: 'Diambil' }, lainAdmin), 404, 'NOT_FOUND');
     assertEnvelope(await r.mutate('poli.assign', { poliId: anak.id, userId: 'x' }, lainAdmin), 404, 'NOT_FOUND');
     assert.equal(dataOf<Visit>(await r.query('kunjungan.get', { id: v.id }, clerk)).status, 'planned');
+  });
+
+  test('the application role with no tenant sees no row of the new tables, and can neither delete nor rewrite history', async () => {
+    const app = new pg.Client({ connectionString: r.appUrl });
+    await app.connect();
+    try {
+      const tables = ['poli', 'poli_staff', 'tenant_setting', 'kunjungan', 'kunjungan_status', 'kunjungan_counter', 'btg_grant'];
+      for (const table of tables) {
+        const { rows } = await app.query<{ n: number }>(`select count(*)::int as n from records.${table}`);
+        assert.equal(rows[0]!.n, 0, `${table} with no tenant`);
+      }
+      await assert.rejects(app.query('delete from records.kunjungan'), /permission denied/);
+      await assert.rejects(app.query("update records.kunjungan_status set status = 'finished'"), /permission denied/);
+      await assert.rejects(app.query('delete from records.btg_grant'), /permission denied/);
+    } finally {
+      await app.end();
+    }
   });
 
   test('REST serves the visits as the OpenAPI document declares', async () => {
