@@ -2,5 +2,5 @@
 // permissions.ts), and the need-to-know check for clinical content.
 export { needToKnow } from './need-to-know.ts';
 export type { ClinicalAccess, ClinicalSubject } from './need-to-know.ts';
-export { authorize, isProcedureName, NEEDS_RELATIONSHIP, PROCEDURES, SCOPE_FOR, roleMay } from './permissions.ts';
+export { authorize, NEEDS_RELATIONSHIP, PROCEDURES, SCOPE_FOR, roleMay } from './permissions.ts';
 export type { Permission, ProcedureName } from './permissions.ts';

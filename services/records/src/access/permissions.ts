@@ -144,11 +144,6 @@ export function roleMay(role: string, permission: Permission): boolean {
   return (ROLES as readonly string[]).includes(role) && GRANTS[role as Role].includes(permission);
 }
 
-/** Whether a procedure name from a request is one of this matrix's (prototype names are not). */
-export function isProcedureName(name: string): name is ProcedureName {
-  return Object.hasOwn(PROCEDURES, name);
-}
-
 /** The scope-level action each permission needs (what a SMART scope or a seed scope must allow). */
 export const ACTION_FOR: Record<Permission, ApiAction> = {
   'pasien.list': 'search',

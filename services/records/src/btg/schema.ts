@@ -2,12 +2,7 @@
 // auditor's listing of every grant.
 import { z } from 'zod';
 import { text } from '../pasien/index.ts';
-import { id, userId } from '../poli/index.ts';
-
-const strict = {
-  error: (issue: { code: string; keys?: string[] }) =>
-    issue.code === 'unrecognized_keys' ? `unknown field(s): ${(issue.keys ?? []).join(', ')}` : 'input must be an object',
-};
+import { id, strict, userId } from '../poli/index.ts';
 
 export const openInput = z.strictObject(
   {

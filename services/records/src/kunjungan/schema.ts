@@ -2,12 +2,7 @@
 // coercion) and the visit returned, with its status history (FHIR Encounter.statusHistory).
 import { z } from 'zod';
 import { isoDate, text } from '../pasien/index.ts';
-import { id } from '../poli/index.ts';
-
-const strict = {
-  error: (issue: { code: string; keys?: string[] }) =>
-    issue.code === 'unrecognized_keys' ? `unknown field(s): ${(issue.keys ?? []).join(', ')}` : 'input must be an object',
-};
+import { id, strict } from '../poli/index.ts';
 
 /** FHIR Encounter.status values, as the record keeps them. */
 export const STATUS = ['planned', 'arrived', 'in-progress', 'finished', 'cancelled'] as const;

@@ -5,6 +5,7 @@ import { TRPCError } from '@trpc/server';
 import { auditInsertFor } from '../audit/index.ts';
 import { params } from '../db/index.ts';
 import type { Querier } from '../db/index.ts';
+import { FieldErrors } from '../server/index.ts';
 import type { TenantScope } from '../server/index.ts';
 import { FROM_KUNJUNGAN, SELECT_KUNJUNGAN, toKunjungan } from './rows.ts';
 import type { Row } from './rows.ts';
@@ -42,10 +43,8 @@ export function transitionStore({ db, actor }: TenantScope) {
         );
         if (!current) throw VISIT_NOT_FOUND();
         if (expectedVersion !== undefined && expectedVersion !== current.version) {
-          throw new TRPCError({
-            code: 'CONFLICT',
-            message: `visit was changed meanwhile (version ${current.version}, expected ${expectedVersion})`,
-          });
+          const message = `visit was changed meanwhile (version ${current.version}, expected ${expectedVersion})`;
+          throw new TRPCError({ code: 'CONFLICT', message, cause: new FieldErrors({ expectedVersion: [message] }) });
         }
         if (!rule.from.includes(current.status)) {
           throw new TRPCError({ code: 'CONFLICT', message: `a ${current.status} visit cannot become ${rule.to}` });

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { text } from '../pasien/index.ts';
 
-const strict = {
+/** The strict objects' error: an unknown field is named, anything but an object refused. */
+export const strict = {
   error: (issue: { code: string; keys?: string[] }) =>
     issue.code === 'unrecognized_keys' ? `unknown field(s): ${(issue.keys ?? []).join(', ')}` : 'input must be an object',
 };

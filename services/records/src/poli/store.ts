@@ -2,6 +2,7 @@
 // Administrative data, not clinical content: no audit rows (the visits they carry are audited).
 import { TRPCError } from '@trpc/server';
 import { params } from '../db/index.ts';
+import { FieldErrors } from '../server/index.ts';
 import type { TenantScope } from '../server/index.ts';
 import type { CreatePoliInput, Poli, Settings, Staff, UpdatePoliInput, UpdateSettingsInput } from './schema.ts';
 
@@ -50,10 +51,8 @@ export function poliStore({ db, actor }: TenantScope) {
       if (rows[0]) return toPoli(rows[0]);
       const current = await db.one<{ version: number }>('select version from records.poli where id = $1::uuid', [input.id]);
       if (!current[0]) throw NOT_FOUND();
-      throw new TRPCError({
-        code: 'CONFLICT',
-        message: `clinic was changed meanwhile (version ${current[0].version}, expected ${String(input.expectedVersion)})`,
-      });
+      const message = `clinic was changed meanwhile (version ${current[0].version}, expected ${String(input.expectedVersion)})`;
+      throw new TRPCError({ code: 'CONFLICT', message, cause: new FieldErrors({ expectedVersion: [message] }) });
     },
 
     async assign(poliId: string, userId: string): Promise<Staff> {

@@ -143,10 +143,9 @@ describe('clinics and visits', () => {
     const arrived = dataOf<Visit>(await r.mutate('kunjungan.arrive', { id: v.id, expectedVersion: 1 }, clerk));
     assert.equal(arrived.status, 'arrived');
     assert.match(assertEnvelope(await r.mutate('kunjungan.arrive', { id: v.id }, clerk), 409, 'CONFLICT').message, /arrived visit cannot/);
-    assert.match(
-      assertEnvelope(await r.mutate('kunjungan.cancel', { id: v.id, expectedVersion: 1, reason: 'pasien pulang' }, clerk), 409).message,
-      /changed meanwhile/,
-    );
+    const stale = assertEnvelope(await r.mutate('kunjungan.cancel', { id: v.id, expectedVersion: 1, reason: 'pasien pulang' }, clerk), 409);
+    assert.match(stale.message, /changed meanwhile/);
+    assert.match(stale.data.fieldErrors?.expectedVersion?.[0] ?? '', /version 2, expected 1/);
     const before = await countRows(r.owner, 'records.kunjungan_status', 'kunjungan_id = $1', [v.id]);
     assert.equal(before, 2, 'a refused transition appends nothing');
     const cancelled = dataOf<Visit>(await r.mutate('kunjungan.cancel', { id: v.id, expectedVersion: 2, reason: 'pasien pulang' }, clerk));
