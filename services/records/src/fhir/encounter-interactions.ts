@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS, kunjunganStore, visitSearch } from '../kunjungan/index.ts';
 import type { DayBound, Status, VisitQuery } from '../kunjungan/index.ts';
-import { poliStore } from '../poli/index.ts';
+import { settingsStore } from '../poli/index.ts';
 import { guard, preferOf, via } from './context.ts';
 import type { Interaction } from './context.ts';
 import { toEncounter } from './encounter.ts';
@@ -39,7 +39,7 @@ const CONTROL = new Set(['_count', '_format', '_pretty']);
 const split = (raw: string) => raw.split(',').filter((v) => v !== '');
 
 async function organizationOf(ix: Interaction): Promise<string> {
-  return (await poliStore(ix.scope).getSettings()).organizationId;
+  return (await settingsStore(ix.scope).getSettings()).organizationId;
 }
 
 export async function readEncounter(ix: Interaction): Promise<void> {

@@ -13,6 +13,7 @@ import {
   updatePoliInput,
   updateSettingsInput,
 } from './schema.ts';
+import { settingsStore } from './settings.ts';
 import { poliStore } from './store.ts';
 
 const openapi = (method: 'GET' | 'POST' | 'PATCH', path: `/${string}`, summary: string, errors: Record<number, string> = {}) =>
@@ -63,11 +64,11 @@ export const pengaturanRouter = router({
     .meta(openapi('GET', '/pengaturan', "The hospital's access settings"))
     .input(z.strictObject({}).optional())
     .output(settingsOutput)
-    .query(({ ctx }) => poliStore(ctx.scope).getSettings()),
+    .query(({ ctx }) => settingsStore(ctx.scope).getSettings()),
 
   update: guardedProcedure('pengaturan.update')
     .meta(openapi('PATCH', '/pengaturan', 'Change the treatment-relationship window, break-the-glass duration, organization id'))
     .input(updateSettingsInput)
     .output(settingsOutput)
-    .mutation(({ ctx, input }) => poliStore(ctx.scope).updateSettings(input)),
+    .mutation(({ ctx, input }) => settingsStore(ctx.scope).updateSettings(input)),
 });

@@ -1,10 +1,10 @@
-// Clinics, their clinicians and the access settings, made per request from the caller's tenant scope.
+// Clinics and their clinicians, made per request from the caller's tenant scope.
 // Administrative data, not clinical content: no audit rows (the visits they carry are audited).
 import { TRPCError } from '@trpc/server';
 import { params } from '../db/index.ts';
 import { FieldErrors } from '../server/index.ts';
 import type { TenantScope } from '../server/index.ts';
-import type { CreatePoliInput, Poli, Settings, Staff, UpdatePoliInput, UpdateSettingsInput } from './schema.ts';
+import type { CreatePoliInput, Poli, Staff, UpdatePoliInput } from './schema.ts';
 
 type Row = Record<string, unknown>;
 
@@ -82,33 +82,6 @@ export function poliStore({ db, actor }: TenantScope) {
       const sql = `select s.poli_id::text as poli_id, s.user_id, s.assigned_at, s.assigned_by from records.poli_staff s
         where ${where.join(' and ')} order by s.poli_id, s.user_id`;
       return (await db.one<Row>(sql, values)).map(toStaff);
-    },
-
-    async getSettings(): Promise<Settings> {
-      const sql = `select records.setting_relationship_days() as relationship_days, records.setting_btg_minutes() as btg_minutes,
-        coalesce((select organization_id from records.tenant_setting), '') as organization_id`;
-      const r = (await db.one<Row>(sql))[0]!;
-      return {
-        relationshipDays: Number(r.relationship_days),
-        btgMinutes: Number(r.btg_minutes),
-        organizationId: String(r.organization_id),
-      };
-    },
-
-    async updateSettings(input: UpdateSettingsInput): Promise<Settings> {
-      const sql = `insert into records.tenant_setting as t (relationship_days, btg_minutes, organization_id, updated_by)
-        values (coalesce($1::int, 30), coalesce($2::int, 60), coalesce($3::text, ''), $4)
-        on conflict (tenant_id) do update set
-          relationship_days = coalesce($1::int, t.relationship_days), btg_minutes = coalesce($2::int, t.btg_minutes),
-          organization_id = coalesce($3::text, t.organization_id), updated_at = now(), updated_by = $4
-        returning relationship_days, btg_minutes, organization_id`;
-      const values = [input.relationshipDays ?? null, input.btgMinutes ?? null, input.organizationId ?? null, actor.userId];
-      const r = (await db.one<Row>(sql, values))[0]!;
-      return {
-        relationshipDays: Number(r.relationship_days),
-        btgMinutes: Number(r.btg_minutes),
-        organizationId: String(r.organization_id),
-      };
     },
   };
 }
