@@ -36,7 +36,7 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
   'pasien.update': 'correct a patient record',
   'pasien.archive': 'archive a patient',
   'audit.read': 'read the audit log',
-  'poli.list': 'list the clinics and their clinicians',
+  'poli.list': 'list the clinics, their clinicians and the access settings',
   'poli.manage': 'manage clinics and assign clinicians',
   'setting.manage': "change the hospital's access settings",
   'kunjungan.list': 'list and read visits (no clinical content)',
