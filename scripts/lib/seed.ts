@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import pg from 'pg';
 import { repoRoot } from './paths.ts';
 import { eachLine, LastLines, messageOf } from './logs.ts';
 import type { LineSink } from './logs.ts';
@@ -41,9 +42,33 @@ function run(name: string, workspace: string, env: Record<string, string>, optio
   });
 }
 
+/**
+ * The demo clinicians' clinics, by identity's user ids (which identity generates, so records cannot
+ * know them): the demo doctor works at Poli Umum and Poli Penyakit Dalam, the demo nurse at Poli Umum.
+ */
+const DEMO_CLINICIANS: Record<string, string> = { 'dokter@rs-demo.test': 'UMUM,PD', 'perawat@rs-demo.test': 'UMUM' };
+
+async function demoClinicians(identityUrl: string): Promise<string> {
+  const client = new pg.Client({ connectionString: identityUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; email: string }>('select id, email from "user" where email = any($1)', [
+      Object.keys(DEMO_CLINICIANS),
+    ]);
+    return rows.map((r) => `${r.id}=${DEMO_CLINICIANS[r.email]!}`).join(';');
+  } finally {
+    await client.end();
+  }
+}
+
 export async function seedDevelopmentData(stack: Stack, options: SeedOptions = {}): Promise<void> {
-  await Promise.all([
-    run('identity seed', 'services/identity', { DATABASE_URL: stack.databases.identity, IDENTITY_GRPC: stack.urls.identityGrpc }, options),
-    run('records seed', 'services/records', { DATABASE_URL: stack.databases.records }, options),
-  ]);
+  // identity first: records assigns identity's demo clinicians to its clinics.
+  await run(
+    'identity seed',
+    'services/identity',
+    { DATABASE_URL: stack.databases.identity, IDENTITY_GRPC: stack.urls.identityGrpc },
+    options,
+  );
+  const clinicians = await demoClinicians(stack.databases.identity);
+  await run('records seed', 'services/records', { DATABASE_URL: stack.databases.records, SEED_CLINICIANS: clinicians }, options);
 }

@@ -13,6 +13,13 @@ export const oauthId = {
     patient: 'hanya satu pasien yang dipilih untuk aplikasi ini',
     and: 'dan',
     sentence: '{{actions}}: {{whose}}',
+    encounter: {
+      create: 'mendaftarkan kunjungan',
+      read: 'membaca data kunjungan',
+      update: 'mengubah status kunjungan',
+      delete: 'membatalkan kunjungan',
+      search: 'mencari kunjungan',
+    },
   },
   consent: {
     title: 'Izinkan akses',
@@ -51,6 +58,13 @@ export const oauthEn: typeof oauthId = {
     patient: 'only the one patient chosen for this app',
     and: 'and',
     sentence: '{{actions}}: {{whose}}',
+    encounter: {
+      create: 'register visits',
+      read: 'read visits',
+      update: 'change the status of visits',
+      delete: 'cancel visits',
+      search: 'search visits',
+    },
   },
   consent: {
     title: 'Allow access',

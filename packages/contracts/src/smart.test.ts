@@ -14,6 +14,7 @@ test('SMART v2 scopes parse into actions; v1 forms map onto v2; anything else is
     'user/Patient.rr',
     'system/Patient.rs',
     'user/Observation.rs',
+    'user/encounter.rs',
     'user/Patient.rs?x=1',
     'simrs:read',
     'patient/patient.r',
@@ -36,11 +37,22 @@ test('reach: seed scopes cover everything of their kind, user/ scopes every pati
   assert.equal(scopeReach(['openid', 'profile'], 'read'), undefined);
 });
 
+test('Encounter scopes reach visits only; Patient scopes patients only; * both', () => {
+  assert.deepEqual(parseSmartScope('patient/Encounter.rs'), { context: 'patient', resource: 'Encounter', actions: ['read', 'search'] });
+  assert.equal(scopeReach(['user/Encounter.cruds'], 'read', 'Encounter'), 'all');
+  assert.equal(scopeReach(['user/Encounter.cruds'], 'read'), undefined, 'an Encounter scope reads no patient');
+  assert.equal(scopeReach(['user/Patient.rs'], 'read', 'Encounter'), undefined);
+  assert.equal(scopeReach(['patient/Encounter.rs'], 'search', 'Encounter'), 'patient');
+  assert.equal(scopeReach(['user/*.rs'], 'search', 'Encounter'), 'all');
+  assert.equal(scopeReach(['simrs:read'], 'search', 'Encounter'), 'all');
+});
+
 test('the accepted list is every canonical scope, once', () => {
   assert.equal(new Set(SMART_SCOPES).size, SMART_SCOPES.length);
-  assert.equal(SMART_SCOPES.length, 2 * 2 * (31 + 3));
+  assert.equal(SMART_SCOPES.length, 2 * 3 * (31 + 3));
   for (const s of SMART_SCOPES) assert.ok(parseSmartScope(s) && isApiScope(s), s);
   assert.ok(SMART_SCOPES.includes('patient/Patient.rs') && SMART_SCOPES.includes('user/Patient.cruds'));
+  assert.ok(SMART_SCOPES.includes('patient/Encounter.rs') && SMART_SCOPES.includes('user/Encounter.cruds'));
   assert.ok(isApiScope('simrs:write') && !isApiScope('openid'));
 });
 

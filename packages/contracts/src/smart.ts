@@ -5,7 +5,7 @@
 // what the person may do at all (records' permission matrix); a scope only narrows what the token may.
 //
 // Grammar (SMART v2): `<context>/<resource>.<permissions>`, context `patient` or `user`, resource
-// `Patient` or `*` (Patient is the only FHIR resource served), permissions a non-empty subsequence of
+// `Patient`, `Encounter` or `*` (the FHIR resources served), permissions a non-empty subsequence of
 // `cruds` in that order. The v1 forms `.read` (= `.rs`), `.write` (= `.cud`) and `.*` (= `.cruds`)
 // are accepted as the v2 specification allows. `system/` scopes (backend services) and scopes with
 // query parameters (`?category=...`) grant nothing here.
@@ -21,20 +21,24 @@ const V1: Record<string, string> = { read: 'rs', write: 'cud', '*': 'cruds' };
 
 export type SmartContext = 'patient' | 'user';
 
+/** The FHIR resource types a scope can name: patients, and their visits (Encounter). */
+export const SMART_RESOURCES = ['Patient', 'Encounter'] as const;
+export type SmartResource = (typeof SMART_RESOURCES)[number];
+
 export interface SmartScope {
   context: SmartContext;
-  resource: 'Patient' | '*';
+  resource: SmartResource | '*';
   actions: PatientAction[];
 }
 
-const SMART = /^(patient|user)\/(Patient|\*)\.(c?r?u?d?s?|read|write|\*)$/;
+const SMART = /^(patient|user)\/(Patient|Encounter|\*)\.(c?r?u?d?s?|read|write|\*)$/;
 
 /** The scope's meaning, or undefined when it is not a SMART scope this API honours. */
 export function parseSmartScope(scope: string): SmartScope | undefined {
   const m = SMART.exec(scope);
   if (!m || m[3] === '') return undefined;
   const letters = V1[m[3]!] ?? m[3]!;
-  return { context: m[1] as SmartContext, resource: m[2] as 'Patient' | '*', actions: [...letters].map((l) => LETTERS[l]!) };
+  return { context: m[1] as SmartContext, resource: m[2] as SmartResource | '*', actions: [...letters].map((l) => LETTERS[l]!) };
 }
 
 /** Scopes the API honours: the seed's two, and the SMART scopes above. */
@@ -50,14 +54,14 @@ export function isApiScope(scope: string): boolean {
  */
 export type Reach = 'all' | 'patient' | undefined;
 
-export function scopeReach(scopes: readonly string[], action: ApiAction): Reach {
+export function scopeReach(scopes: readonly string[], action: ApiAction, resource: SmartResource = 'Patient'): Reach {
   if (action === 'audit.read') return scopes.includes(SCOPE_READ) ? 'all' : undefined;
   const seed = action === 'read' || action === 'search' ? SCOPE_READ : SCOPE_WRITE;
   if (scopes.includes(seed)) return 'all';
   let reach: Reach;
   for (const scope of scopes) {
     const parsed = parseSmartScope(scope);
-    if (!parsed || !parsed.actions.includes(action)) continue;
+    if (!parsed || !parsed.actions.includes(action) || (parsed.resource !== '*' && parsed.resource !== resource)) continue;
     if (parsed.context === 'user') return 'all';
     reach = 'patient';
   }
@@ -89,7 +93,7 @@ export const SMART_SCOPES: readonly string[] = (() => {
   for (let mask = 31; mask > 0; mask--) subsets.push([...'cruds'].filter((_, i) => mask & (16 >> i)).join(''));
   const out: string[] = [];
   for (const context of ['patient', 'user']) {
-    for (const resource of ['Patient', '*']) {
+    for (const resource of [...SMART_RESOURCES, '*']) {
       for (const p of [...subsets, 'read', 'write', '*']) out.push(`${context}/${resource}.${p}`);
     }
   }

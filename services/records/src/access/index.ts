@@ -1,4 +1,6 @@
 // Who may do what: the permission matrix the guards enforce (the README's table is rendered from
-// permissions.ts).
-export { authorize, PROCEDURES, SCOPE_FOR, roleMay } from './permissions.ts';
+// permissions.ts), and the need-to-know check for clinical content.
+export { needToKnow } from './need-to-know.ts';
+export type { ClinicalAccess, ClinicalSubject } from './need-to-know.ts';
+export { authorize, NEEDS_RELATIONSHIP, PROCEDURES, SCOPE_FOR, roleMay } from './permissions.ts';
 export type { Permission, ProcedureName } from './permissions.ts';

@@ -5,9 +5,28 @@ import { ROLES, SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
 import type { Principal } from '@simrs/contracts/principal';
 import { scopeReach, seedScopeFor } from '@simrs/contracts/smart';
-import type { ApiAction } from '@simrs/contracts/smart';
+import type { ApiAction, SmartResource } from '@simrs/contracts/smart';
 
-export const PERMISSIONS = ['pasien.list', 'pasien.read', 'pasien.create', 'pasien.update', 'pasien.archive', 'audit.read'] as const;
+export const PERMISSIONS = [
+  'pasien.list',
+  'pasien.read',
+  'pasien.create',
+  'pasien.update',
+  'pasien.archive',
+  'audit.read',
+  'poli.list',
+  'poli.manage',
+  'setting.manage',
+  'kunjungan.list',
+  'kunjungan.register',
+  'kunjungan.arrive',
+  'kunjungan.start',
+  'kunjungan.finish',
+  'kunjungan.cancel',
+  'clinical.read',
+  'btg.open',
+  'btg.list',
+] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 export const PERMISSION_LABELS: Record<Permission, string> = {
@@ -17,7 +36,30 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
   'pasien.update': 'correct a patient record',
   'pasien.archive': 'archive a patient',
   'audit.read': 'read the audit log',
+  'poli.list': 'list the clinics, their clinicians and the access settings',
+  'poli.manage': 'manage clinics and assign clinicians',
+  'setting.manage': "change the hospital's access settings",
+  'kunjungan.list': 'list and read visits (no clinical content)',
+  'kunjungan.register': 'register a visit',
+  'kunjungan.arrive': 'check a patient in',
+  'kunjungan.start': 'start a visit',
+  'kunjungan.finish': 'finish a visit',
+  'kunjungan.cancel': 'cancel a visit with a reason',
+  'clinical.read': "read a patient's clinical history",
+  'btg.open': 'break the glass: open a clinical record with a reason',
+  'btg.list': 'list break-the-glass accesses',
 };
+
+/**
+ * Need-to-know: a permission marked here reaches a patient's clinical content only when the caller
+ * has a treatment relationship with that patient (a visit at one of their clinics, open or ended
+ * within the hospital's window) or an unexpired break-the-glass grant for them. Enforced in one place
+ * (server/trpc.ts's clinicalProcedure, through access/need-to-know.ts).
+ */
+export const NEEDS_RELATIONSHIP: Record<Permission, boolean> = Object.assign(
+  Object.fromEntries(PERMISSIONS.map((p) => [p, false])) as Record<Permission, boolean>,
+  { 'kunjungan.start': true, 'kunjungan.finish': true, 'clinical.read': true },
+);
 
 /**
  * The matrix. Least privilege: auditors read the audit trail and nothing clinical; nurses look
@@ -25,11 +67,44 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
  * to deletion, and easy to abuse) is for the hospital's administrator.
  */
 export const GRANTS: Record<Role, readonly Permission[]> = {
-  tenant_admin: ['pasien.list', 'pasien.read', 'pasien.create', 'pasien.update', 'pasien.archive', 'audit.read'],
-  doctor: ['pasien.list', 'pasien.read', 'pasien.update'],
-  nurse: ['pasien.list', 'pasien.read'],
-  registration_clerk: ['pasien.list', 'pasien.read', 'pasien.create', 'pasien.update'],
-  auditor: ['audit.read'],
+  tenant_admin: [
+    'pasien.list',
+    'pasien.read',
+    'pasien.create',
+    'pasien.update',
+    'pasien.archive',
+    'audit.read',
+    'poli.list',
+    'poli.manage',
+    'setting.manage',
+    'kunjungan.list',
+    'kunjungan.register',
+    'kunjungan.cancel',
+  ],
+  doctor: [
+    'pasien.list',
+    'pasien.read',
+    'pasien.update',
+    'poli.list',
+    'kunjungan.list',
+    'kunjungan.start',
+    'kunjungan.finish',
+    'clinical.read',
+    'btg.open',
+  ],
+  nurse: ['pasien.list', 'pasien.read', 'poli.list', 'kunjungan.list', 'kunjungan.arrive', 'kunjungan.start', 'clinical.read', 'btg.open'],
+  registration_clerk: [
+    'pasien.list',
+    'pasien.read',
+    'pasien.create',
+    'pasien.update',
+    'poli.list',
+    'kunjungan.list',
+    'kunjungan.register',
+    'kunjungan.arrive',
+    'kunjungan.cancel',
+  ],
+  auditor: ['audit.read', 'poli.list', 'btg.list'],
 };
 
 export type ProcedureKind = 'query' | 'mutation';
@@ -42,6 +117,24 @@ export const PROCEDURES = {
   'pasien.update': { kind: 'mutation', permission: 'pasien.update' },
   'pasien.archive': { kind: 'mutation', permission: 'pasien.archive' },
   'audit.list': { kind: 'query', permission: 'audit.read' },
+  'poli.list': { kind: 'query', permission: 'poli.list' },
+  'poli.staff': { kind: 'query', permission: 'poli.list' },
+  'poli.create': { kind: 'mutation', permission: 'poli.manage' },
+  'poli.update': { kind: 'mutation', permission: 'poli.manage' },
+  'poli.assign': { kind: 'mutation', permission: 'poli.manage' },
+  'poli.unassign': { kind: 'mutation', permission: 'poli.manage' },
+  'pengaturan.get': { kind: 'query', permission: 'poli.list' },
+  'pengaturan.update': { kind: 'mutation', permission: 'setting.manage' },
+  'kunjungan.list': { kind: 'query', permission: 'kunjungan.list' },
+  'kunjungan.get': { kind: 'query', permission: 'kunjungan.list' },
+  'kunjungan.register': { kind: 'mutation', permission: 'kunjungan.register' },
+  'kunjungan.arrive': { kind: 'mutation', permission: 'kunjungan.arrive' },
+  'kunjungan.start': { kind: 'mutation', permission: 'kunjungan.start' },
+  'kunjungan.finish': { kind: 'mutation', permission: 'kunjungan.finish' },
+  'kunjungan.cancel': { kind: 'mutation', permission: 'kunjungan.cancel' },
+  'klinis.riwayat': { kind: 'query', permission: 'clinical.read' },
+  'btg.open': { kind: 'mutation', permission: 'btg.open' },
+  'btg.list': { kind: 'query', permission: 'btg.list' },
 } as const satisfies Record<string, { kind: ProcedureKind; permission: Permission }>;
 export type ProcedureName = keyof typeof PROCEDURES;
 
@@ -59,7 +152,24 @@ export const ACTION_FOR: Record<Permission, ApiAction> = {
   'pasien.update': 'update',
   'pasien.archive': 'delete',
   'audit.read': 'audit.read',
+  'poli.list': 'search',
+  'poli.manage': 'update',
+  'setting.manage': 'update',
+  'kunjungan.list': 'search',
+  'kunjungan.register': 'create',
+  'kunjungan.arrive': 'update',
+  'kunjungan.start': 'update',
+  'kunjungan.finish': 'update',
+  'kunjungan.cancel': 'update',
+  'clinical.read': 'read',
+  'btg.open': 'create',
+  'btg.list': 'audit.read',
 };
+
+/** The FHIR resource type a SMART scope must name for a permission: visits are Encounters. */
+export function resourceOf(permission: Permission): SmartResource {
+  return permission.startsWith('kunjungan.') ? 'Encounter' : 'Patient';
+}
 
 /**
  * Scopes first, then the role: may this principal use `permission`, and how far? `all` is every
@@ -71,7 +181,7 @@ export function authorize(
   permission: Permission,
 ): { reach: 'all' } | { reach: 'patient'; patientId: string } | { refused: string } {
   const action = ACTION_FOR[permission];
-  const reach = scopeReach(principal.scopes, action);
+  const reach = scopeReach(principal.scopes, action, resourceOf(permission));
   if (!reach) return { refused: `this credential lacks the ${seedScopeFor(action)} scope` };
   if (!roleMay(principal.role, permission)) return { refused: `role ${principal.role} may not ${PERMISSION_LABELS[permission]}` };
   if (reach === 'all') return { reach };
@@ -81,11 +191,11 @@ export function authorize(
 
 /** The README table: one row per procedure, one column per role. */
 export function permissionTable(): string {
-  const header = `| procedure | permission | scope | ${ROLES.join(' | ')} |`;
-  const rule = `|---|---|---|${ROLES.map(() => '---').join('|')}|`;
+  const header = `| procedure | permission | scope | need-to-know | ${ROLES.join(' | ')} |`;
+  const rule = `|---|---|---|---|${ROLES.map(() => '---').join('|')}|`;
   const rows = (Object.entries(PROCEDURES) as [ProcedureName, (typeof PROCEDURES)[ProcedureName]][]).map(
     ([name, p]) =>
-      `| \`${name}\` | ${PERMISSION_LABELS[p.permission]} | \`${SCOPE_FOR[p.kind]}\` | ${ROLES.map((r) => (GRANTS[r].includes(p.permission) ? 'yes' : '-')).join(' | ')} |`,
+      `| \`${name}\` | ${PERMISSION_LABELS[p.permission]} | \`${SCOPE_FOR[p.kind]}\` | ${NEEDS_RELATIONSHIP[p.permission] ? 'yes' : '-'} | ${ROLES.map((r) => (GRANTS[r].includes(p.permission) ? 'yes' : '-')).join(' | ')} |`,
   );
   return [header, rule, ...rows].join('\n');
 }

@@ -2,7 +2,24 @@
 // per field) and the entry returned.
 import { z } from 'zod';
 
-export const AUDIT_ACTIONS = ['pasien.list', 'pasien.get', 'pasien.create', 'pasien.update', 'pasien.archive', 'audit.list'] as const;
+export const AUDIT_ACTIONS = [
+  'pasien.list',
+  'pasien.get',
+  'pasien.create',
+  'pasien.update',
+  'pasien.archive',
+  'audit.list',
+  'kunjungan.list',
+  'kunjungan.get',
+  'kunjungan.register',
+  'kunjungan.arrive',
+  'kunjungan.start',
+  'kunjungan.finish',
+  'kunjungan.cancel',
+  'klinis.riwayat',
+  'btg.open',
+  'btg.list',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const auditListInput = z
@@ -15,6 +32,7 @@ export const auditListInput = z
         .max(200)
         .regex(/^[\w.@:-]+$/, 'actorUserId contains characters that are not allowed')
         .optional(),
+      breakGlass: z.boolean({ error: 'breakGlass must be true or false' }).optional(),
       pasienId: z.string({ error: 'pasienId must be a patient id (UUID)' }).uuid('pasienId must be a patient id (UUID)').optional(),
       from: z.iso.datetime({ offset: true, error: 'from must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
       to: z.iso.datetime({ offset: true, error: 'to must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
@@ -43,5 +61,7 @@ export const auditEntry = z.object({
   requestId: z.string().nullable(),
   traceId: z.string().nullable(),
   details: z.record(z.string(), z.unknown()),
+  breakGlass: z.boolean(),
+  purpose: z.string().nullable(),
 });
 export type AuditEntry = z.infer<typeof auditEntry>;

@@ -10,8 +10,8 @@ type Row = Record<string, unknown>;
 /** The audit INSERT as a CTE body for `actor`; `ids` is an SQL expression of type uuid[]. */
 export function auditInsertFor(actor: Actor) {
   return (p: (v: unknown) => string, action: AuditAction, ids: string, details: Record<string, unknown>) =>
-    `insert into records.audit_log (actor_user_id, actor_role, client_id, action, pasien_ids, request_id, trace_id, details)
-     select ${p(actor.userId)}, ${p(actor.role)}, ${p(actor.clientId ?? null)}, ${p(action)}, ${ids}, ${p(actor.requestId || null)}, ${p(actor.traceId ?? null)}, ${p(JSON.stringify(details))}::jsonb`;
+    `insert into records.audit_log (actor_user_id, actor_role, client_id, action, pasien_ids, request_id, trace_id, details, break_glass, purpose)
+     select ${p(actor.userId)}, ${p(actor.role)}, ${p(actor.clientId ?? null)}, ${p(action)}, ${ids}, ${p(actor.requestId || null)}, ${p(actor.traceId ?? null)}, ${p(JSON.stringify(details))}::jsonb, ${p(actor.breakGlass === true)}, ${p(actor.purpose ?? null)}`;
 }
 
 /** The filters a listing used, by name only: the audit row's details never carry the searched values. */
@@ -24,16 +24,17 @@ export function auditStore({ db, actor, cursors }: TenantScope) {
       const { values, p } = params();
       const where: string[] = [];
       if (input.action) where.push(`a.action = ${p(input.action)}`);
+      if (input.breakGlass !== undefined) where.push(`a.break_glass = ${p(input.breakGlass)}`);
       if (input.actorUserId) where.push(`a.actor_user_id = ${p(input.actorUserId)}`);
       if (input.pasienId) where.push(`a.pasien_ids @> array[${p(input.pasienId)}::uuid]`);
       if (input.from) where.push(`a.occurred_at >= ${p(input.from)}::timestamptz`);
       if (input.to) where.push(`a.occurred_at < ${p(input.to)}::timestamptz`);
       if (input.cursor) where.push(`a.id < ${p(Number(cursors.open(input.cursor, 'audit', db.tenantId)[0]))}`);
       const limit = p(input.limit);
-      const details = { filters: usedFilters(input, ['action', 'actorUserId', 'pasienId', 'from', 'to', 'cursor']) };
+      const details = { filters: usedFilters(input, ['action', 'breakGlass', 'actorUserId', 'pasienId', 'from', 'to', 'cursor']) };
       const sql = `with page as (
           select a.id, a.occurred_at, a.actor_user_id, a.actor_role, a.client_id, a.action, a.pasien_ids::text[] as pasien_ids,
-                 a.request_id, a.trace_id, a.details
+                 a.request_id, a.trace_id, a.details, a.break_glass, a.purpose
           from records.audit_log a ${where.length ? `where ${where.join(' and ')}` : ''} order by a.id desc limit ${limit} + 1),
         audit as (${auditInsert(p, 'audit.list', "'{}'::uuid[]", details)})
         select * from page order by id desc`;
@@ -50,6 +51,8 @@ export function auditStore({ db, actor, cursors }: TenantScope) {
         requestId: (r.request_id as string | null) ?? null,
         traceId: (r.trace_id as string | null) ?? null,
         details: r.details as Record<string, unknown>,
+        breakGlass: r.break_glass === true,
+        purpose: (r.purpose as string | null) ?? null,
       }));
       const last = items[items.length - 1];
       return { items, nextCursor: more && last ? cursors.seal('audit', db.tenantId, [last.id]) : null };

@@ -1,5 +1,6 @@
-// `node src/db/seed.ts`: development data. Gives tenant rs-demo a few hundred synthetic patients and
-// rs-lain some of its own (deterministic, so a second run adds nothing). Runs as the owner:
+// `node src/db/seed.ts`: development data. Gives tenant rs-demo a few hundred synthetic patients,
+// three clinics and today's visits (seed-clinics.ts), and rs-lain some patients of its own
+// (deterministic, so a second run adds nothing). Runs as the owner:
 // MIGRATION_DATABASE_URL when set (then DATABASE_URL is the application role), else DATABASE_URL.
 // Applies the migrations first, so it works on an empty database too.
 import pg from 'pg';
@@ -8,6 +9,7 @@ import type { CreatePasienInput, PasienFieldName } from '../pasien/index.ts';
 import { log } from '../server/index.ts';
 import { migrateRecords } from './migrate.ts';
 import { APP_GROUP_ROLE } from './roles.ts';
+import { parseClinicians, seedClinics } from './seed-clinics.ts';
 
 export const SEED_TENANTS: { tenantId: string; seed: number; count: number }[] = [
   { tenantId: 'rs-demo', seed: 1, count: 300 },
@@ -69,6 +71,10 @@ if (import.meta.main) {
         const added = await seedTenant(owner, t.tenantId, patients);
         log.info({ tenant: t.tenantId, added, total: t.count }, 'seeded patients');
       }
+      const clinicians = parseClinicians(process.env.SEED_CLINICIANS);
+      const visits = await seedClinics(owner, 'rs-demo', clinicians);
+      log.info({ tenant: 'rs-demo', visits, clinicians: clinicians.size }, 'seeded clinics and today’s visits');
+      if (clinicians.size === 0) log.info('no clinicians assigned: set SEED_CLINICIANS or use poli.assign');
     } finally {
       await owner.end();
     }

@@ -3,6 +3,7 @@
 // `.well-known/smart-configuration` (where the authorization server is, what it accepts). Both public.
 import { API_SCOPES, AUTH_BASE_PATH, JWKS_PATH } from '@simrs/contracts/oauth';
 import { LAUNCH_PATIENT_SCOPE, SMART_CAPABILITIES, SMART_SCOPES } from '@simrs/contracts/smart';
+import { ENCOUNTER_PARAMS } from './encounter-interactions.ts';
 import { MAX_COUNT, SEARCH_PARAMS, SORTS } from './params.ts';
 
 const DEFINITIONS: Record<string, string> = {
@@ -14,6 +15,35 @@ const DEFINITIONS: Record<string, string> = {
   given: 'http://hl7.org/fhir/SearchParameter/individual-given',
   birthdate: 'http://hl7.org/fhir/SearchParameter/individual-birthdate',
   gender: 'http://hl7.org/fhir/SearchParameter/individual-gender',
+};
+
+const ENCOUNTER_DEFINITIONS = new Map<string, string>([
+  ['_id', 'http://hl7.org/fhir/SearchParameter/Resource-id'],
+  ['patient', 'http://hl7.org/fhir/SearchParameter/clinical-patient'],
+  ['subject', 'http://hl7.org/fhir/SearchParameter/Encounter-subject'],
+  ['status', 'http://hl7.org/fhir/SearchParameter/Encounter-status'],
+  ['date', 'http://hl7.org/fhir/SearchParameter/clinical-date'],
+]);
+
+/** Encounter: read and search, the visits (statuses change through the API's visit procedures). */
+const ENCOUNTER_RESOURCE = {
+  type: 'Encounter',
+  profile: 'http://hl7.org/fhir/StructureDefinition/Encounter',
+  documentation: `The outpatient visits of the caller's hospital, newest first; _count 1 to ${MAX_COUNT} (default 20), one page (narrow the search for more). Status changes go through the REST/tRPC visit procedures.`,
+  interaction: ['read', 'search-type'].map((code) => ({ code })),
+  versioning: 'versioned',
+  readHistory: false,
+  updateCreate: false,
+  conditionalCreate: false,
+  conditionalRead: 'not-supported',
+  conditionalUpdate: false,
+  conditionalDelete: 'not-supported',
+  searchParam: ENCOUNTER_PARAMS.map((p) => ({
+    name: p.name,
+    definition: ENCOUNTER_DEFINITIONS.get(p.name),
+    type: p.type,
+    documentation: p.documentation,
+  })),
 };
 
 /** The authorization server's endpoints, below the public origin. */
@@ -65,7 +95,7 @@ export function capabilityStatement(base: string): Record<string, unknown> {
           cors: true,
           service: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/restful-security-service', code: 'SMART-on-FHIR' }] }],
           description:
-            'OAuth 2.0 bearer tokens from the SIMRS authorization server (see .well-known/smart-configuration), or the SIMRS session cookie from allow-listed origins. Scopes: simrs:read (read, search) and simrs:write (create, update, delete), or SMART v2 user/Patient.cruds scopes, and patient/Patient.cruds scopes for the patient chosen at a standalone launch (launch/patient); the role decides as well.',
+            'OAuth 2.0 bearer tokens from the SIMRS authorization server (see .well-known/smart-configuration), or the SIMRS session cookie from allow-listed origins. Scopes: simrs:read (read, search) and simrs:write (create, update, delete), or SMART v2 user/Patient.cruds and user/Encounter.rs scopes, and patient/ scopes for the patient chosen at a standalone launch (launch/patient); the role decides as well.',
         },
         resource: [
           {
@@ -87,6 +117,7 @@ export function capabilityStatement(base: string): Record<string, unknown> {
               documentation: p.documentation,
             })),
           },
+          ENCOUNTER_RESOURCE,
         ],
       },
     ],

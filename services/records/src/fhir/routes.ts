@@ -6,6 +6,7 @@ import type { Principal } from '@simrs/contracts/principal';
 import type { TenantScope } from '../server/index.ts';
 import { capabilityStatement, smartConfiguration } from './capability.ts';
 import type { Interaction } from './context.ts';
+import { readEncounter, searchEncounter } from './encounter-interactions.ts';
 import { create, history, read, remove, update, vread } from './interactions.ts';
 import { FIELD_PATHS } from './mapping.ts';
 import { FhirError, sendOutcome } from './outcome.ts';
@@ -28,7 +29,10 @@ const ROUTES: Route[] = [
   { method: 'DELETE', path: '/Patient/{id}', handler: remove },
   { method: 'GET', path: '/Patient/{id}/_history', handler: history },
   { method: 'GET', path: '/Patient/{id}/_history/{vid}', handler: vread },
+  { method: 'GET', path: '/Encounter', handler: searchEncounter },
+  { method: 'GET', path: '/Encounter/{id}', handler: readEncounter },
 ];
+const SERVED = new Set(['Patient', 'Encounter']);
 const PUBLIC = ['/metadata', '/.well-known/smart-configuration'];
 
 const patternOf = (path: string) => new RegExp(`^${path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}/?$`);
@@ -73,7 +77,9 @@ export function createFhirHandler(deps: FhirDeps) {
         throw new FhirError(
           404,
           'not-supported',
-          type && type !== 'Patient' ? `resource type ${type} is not supported: this server serves Patient` : 'no such FHIR endpoint',
+          type && !SERVED.has(type)
+            ? `resource type ${type} is not supported: this server serves Patient and Encounter`
+            : 'no such FHIR endpoint',
         );
       }
       const route = candidates.find((r) => r.method === method);

@@ -9,11 +9,13 @@ export {
   COLUMNS,
   createPasienInput,
   GOLONGAN_DARAH,
+  isoDate,
   normalizePhone,
   pasienOutput,
   pasienPage,
   RHESUS,
   STATUS_PERKAWINAN,
+  text,
   WRITABLE,
 } from './schema.ts';
 export type { CreatePasienInput, Pasien, PasienFieldName } from './schema.ts';

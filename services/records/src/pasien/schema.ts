@@ -9,7 +9,7 @@ import { nikMismatch, parseNik } from './nik.ts';
 const SAFE_TEXT = /^[\p{L}\p{M}\p{N} .,'/()#&:+-]*$/u;
 const NAME_TEXT = /^[\p{L}\p{M} .,'-]+$/u;
 
-const text = (field: string, max: number, pattern = SAFE_TEXT) =>
+export const text = (field: string, max: number, pattern = SAFE_TEXT) =>
   z
     .string({ error: `${field} must be text` })
     .trim()

@@ -52,7 +52,10 @@ describe('FHIR R4 Patient', () => {
       'identifier',
       'name',
     ]);
-    assert.equal(cs.body.rest[0].resource.length, 1);
+    assert.deepEqual(
+      cs.body.rest[0].resource.map((x: Json) => x.type),
+      ['Patient', 'Encounter'],
+    );
     const smart = await fhirCall(r, 'GET', '/.well-known/smart-configuration');
     assert.equal(smart.status, 200);
     assert.match(smart.body.authorization_endpoint, /\/api\/auth\/oauth2\/authorize$/);

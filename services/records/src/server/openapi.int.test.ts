@@ -42,12 +42,30 @@ describe('integration interface', () => {
     );
     assert.deepEqual(ops.sort(), [
       'GET /audit audit-list',
+      'GET /btg btg-list',
       'GET /health healthCheck',
+      'GET /klinis/{pasienId}/riwayat klinis-riwayat',
+      'GET /kunjungan kunjungan-list',
+      'GET /kunjungan/{id} kunjungan-get',
       'GET /pasien pasien-list',
       'GET /pasien/{id} pasien-get',
+      'GET /pengaturan pengaturan-get',
+      'GET /poli poli-list',
+      'GET /poli/staff poli-staff',
       'PATCH /pasien/{id} pasien-update',
+      'PATCH /pengaturan pengaturan-update',
+      'PATCH /poli/{id} poli-update',
+      'POST /btg btg-open',
+      'POST /kunjungan kunjungan-register',
+      'POST /kunjungan/{id}/arrive kunjungan-arrive',
+      'POST /kunjungan/{id}/cancel kunjungan-cancel',
+      'POST /kunjungan/{id}/finish kunjungan-finish',
+      'POST /kunjungan/{id}/start kunjungan-start',
       'POST /pasien pasien-create',
       'POST /pasien/{id}/archive pasien-archive',
+      'POST /poli poli-create',
+      'POST /poli/{poliId}/assign poli-assign',
+      'POST /poli/{poliId}/unassign poli-unassign',
     ]);
     assert.ok(doc.components.schemas.ErrorEnvelope);
     assert.deepEqual(

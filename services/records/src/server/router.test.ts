@@ -10,3 +10,9 @@ test('every procedure of the router but healthCheck is in the matrix, with its r
   assert.deepEqual(names, Object.keys(PROCEDURES).sort());
   for (const [name, spec] of Object.entries(PROCEDURES)) assert.equal(procedures.get(name), spec.kind, name);
 });
+
+test('a need-to-know procedure cannot be built without its relationship check', async () => {
+  const { guardedProcedure } = await import('./trpc.ts');
+  assert.throws(() => guardedProcedure('klinis.riwayat'), /reaches clinical content: build it with clinicalProcedure/);
+  assert.doesNotThrow(() => guardedProcedure('kunjungan.list'));
+});

@@ -4,7 +4,10 @@
 // data only through ctx.scope, the caller's tenant scope.
 import { z } from 'zod';
 import { auditRouter } from '../audit/index.ts';
+import { btgRouter } from '../btg/index.ts';
+import { klinisRouter, kunjunganRouter } from '../kunjungan/index.ts';
 import { pasienRouter } from '../pasien/index.ts';
+import { pengaturanRouter, poliRouter } from '../poli/index.ts';
 import { publicProcedure, router } from './trpc.ts';
 
 export const appRouter = router({
@@ -26,6 +29,11 @@ export const appRouter = router({
 
   pasien: pasienRouter,
   audit: auditRouter,
+  poli: poliRouter,
+  pengaturan: pengaturanRouter,
+  kunjungan: kunjunganRouter,
+  klinis: klinisRouter,
+  btg: btgRouter,
 });
 
 export type AppRouter = typeof appRouter;

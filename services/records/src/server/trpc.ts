@@ -7,8 +7,8 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError, z } from 'zod';
 import { envelope } from '@simrs/contracts/envelope';
 import type { Principal } from '@simrs/contracts/principal';
-import { authorize, PROCEDURES, SCOPE_FOR } from '../access/index.ts';
-import type { ProcedureName } from '../access/index.ts';
+import { authorize, NEEDS_RELATIONSHIP, needToKnow, PROCEDURES, SCOPE_FOR } from '../access/index.ts';
+import type { ClinicalSubject, ProcedureName } from '../access/index.ts';
 import type { TenantDb } from '../db/index.ts';
 import type { Cursors } from './cursor.ts';
 import { FieldErrors, toTRPCError } from './errors.ts';
@@ -20,6 +20,10 @@ export interface Actor {
   clientId?: string | undefined;
   requestId: string;
   traceId?: string | undefined;
+  /** Set when only a break-the-glass grant allowed this access: the audit row is flagged. */
+  breakGlass?: boolean;
+  /** Why clinical content was reached: `treatment` or `break-the-glass` (unset for administration). */
+  purpose?: string;
 }
 
 /**
@@ -110,6 +114,17 @@ export const GUARDED_ERRORS = {
   503: 'Database unavailable',
 };
 
+/** A procedure's REST operation (its OpenAPI meta) with the guarded procedures' error responses. */
+export function restMeta(
+  method: 'GET' | 'POST' | 'PATCH',
+  path: `/${string}`,
+  tag: string,
+  summary: string,
+  errors: Record<number, string> = {},
+): OpenApiMeta {
+  return { openapi: { method, path, tags: [tag], summary, errorResponses: { ...GUARDED_ERRORS, ...errors } } };
+}
+
 /**
  * A procedure that needs a verified principal, the scope its kind requires (queries simrs:read,
  * mutations simrs:write, or a SMART `user/` scope allowing the same: @simrs/contracts/smart) and the
@@ -119,6 +134,30 @@ export const GUARDED_ERRORS = {
  * middleware it passes.
  */
 export function guardedProcedure(name: ProcedureName) {
+  // A need-to-know permission without its relationship check would leak clinical content.
+  if (NEEDS_RELATIONSHIP[PROCEDURES[name].permission]) throw new Error(`${name} reaches clinical content: build it with clinicalProcedure`);
+  return guarded(name);
+}
+
+/**
+ * A guarded procedure that reaches a patient's clinical content (its permission is marked in
+ * NEEDS_RELATIONSHIP): after the guard and the input, the need-to-know check for the subject the input
+ * names. The audit rows of the call carry the purpose, and the break-the-glass flag when only a grant
+ * allowed it.
+ */
+export function clinicalProcedure<T extends z.ZodType>(name: ProcedureName, input: T, subjectOf: (input: z.output<T>) => ClinicalSubject) {
+  const { permission } = PROCEDURES[name];
+  return guarded(name)
+    .input(input)
+    .use(async ({ ctx, input: parsed, next }) => {
+      const access = await needToKnow(ctx.scope.db, ctx.scope.actor.userId, permission, subjectOf(parsed as z.output<T>));
+      const purpose = access?.breakGlass ? 'break-the-glass' : 'treatment';
+      const actor: Actor = { ...ctx.scope.actor, breakGlass: access?.breakGlass === true, purpose };
+      return next({ ctx: { scope: { ...ctx.scope, actor } } });
+    });
+}
+
+function guarded(name: ProcedureName) {
   const { kind, permission } = PROCEDURES[name];
   return t.procedure.use(async ({ ctx, type, next }) => {
     if (!ctx.principal || !ctx.scope) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'sign in first: no valid credential' });

@@ -1,0 +1,50 @@
+// Need-to-know for clinical content: the one check every surface makes before a permission marked in
+// NEEDS_RELATIONSHIP (permissions.ts) reaches a patient. Allowed with a treatment relationship (the
+// patient has a visit at one of the caller's clinics, open or finished within the hospital's window:
+// records.treatment_relationship in migrations/005_kunjungan.sql), or with an unexpired
+// break-the-glass grant, in which case the access is flagged in the audit trail.
+import { TRPCError } from '@trpc/server';
+import type { TenantDb } from '../db/index.ts';
+import { NEEDS_RELATIONSHIP } from './permissions.ts';
+import type { Permission } from './permissions.ts';
+
+/** Whom the checked access is about: a patient, or a visit (then its patient). */
+export type ClinicalSubject = { pasienId: string } | { kunjunganId: string };
+
+export interface ClinicalAccess {
+  pasienId: string;
+  /** True when only a break-the-glass grant allowed it (the audit row is flagged). */
+  breakGlass: boolean;
+}
+
+const SUBJECT_SQL = {
+  pasien: `select p.id::text as pasien_id, records.treatment_relationship($1, p.id) as rel, records.active_btg($1, p.id) as btg
+           from records.pasien p where p.id = $2::uuid`,
+  kunjungan: `select k.pasien_id::text as pasien_id, records.treatment_relationship($1, k.pasien_id) as rel, records.active_btg($1, k.pasien_id) as btg
+              from records.kunjungan k where k.id = $2::uuid`,
+};
+
+/**
+ * Refuses (403, or 404 when the subject is not in the caller's hospital) unless `userId` may reach
+ * the subject's clinical content; for permissions not marked need-to-know, says so without a query.
+ */
+export async function needToKnow(
+  db: TenantDb,
+  userId: string,
+  permission: Permission,
+  subject: ClinicalSubject,
+): Promise<ClinicalAccess | undefined> {
+  if (!NEEDS_RELATIONSHIP[permission]) return undefined;
+  const [sql, id, what] =
+    'pasienId' in subject ? [SUBJECT_SQL.pasien, subject.pasienId, 'patient'] : [SUBJECT_SQL.kunjungan, subject.kunjunganId, 'visit'];
+  const rows = await db.one<{ pasien_id: string; rel: boolean; btg: boolean }>(sql, [userId, id]);
+  const row = rows[0];
+  if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: `${what} not found` });
+  if (row.rel) return { pasienId: row.pasien_id, breakGlass: false };
+  if (row.btg) return { pasienId: row.pasien_id, breakGlass: true };
+  throw new TRPCError({
+    code: 'FORBIDDEN',
+    message:
+      'no treatment relationship with this patient (no visit at one of your clinics, open or recent): break the glass with a written reason (btg.open) if you must open the record',
+  });
+}
