@@ -214,124 +214,165 @@ export async function doctorPaths(stack: Stack, smtp: SmtpPeer, families: number
   return { app, families: tokens, paths };
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+type Pids = Record<string, number>;
+type Mb = Record<string, number>;
+const rssNow = (pids: Pids): Mb => Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
+/** Raises each service's peak RSS to what a run saw. */
+const raisePeak = (peak: Mb, usage: Usage) => {
+  for (const s of SERVICES) peak[s] = Math.max(peak[s]!, usage.peakRss[s]!);
+};
+
+/** The services as the images run them: compiled to dist/ (scripts/build.ts), which memory depends on. */
+async function startBenchStack(redisUrl: string, smtpUrl: string): Promise<Stack> {
+  build();
+  return startStack({
+    compiled: true,
+    postgresUrl: testServerUrl,
+    dbPrefix: `b_gateway_${Date.now()}_`,
+    redisUrl,
+    smtpUrl,
+    env: {
+      all: { LOG_LEVEL: 'warn', NODE_OPTIONS },
+      // The per-caller limit stays on (its Redis round trip is part of the path), set high enough
+      // that one token is never refused.
+      gateway: { RATE_LIMIT_PER_MINUTE: '100000000' },
+      identity: { TOKEN_LIMIT_PER_IP_PER_MINUTE: '10000000' },
+      records: { DB_POOL_MAX: String(POOL) },
+    },
+  });
+}
+
+type Paths = Awaited<ReturnType<typeof doctorPaths>>['paths'];
+
+/**
+ * Warm every path up first (JIT, connection pools, Postgres' cache), so that whichever is measured
+ * first is not the one paying for it. The peak RSS seen so far.
+ */
+async function warmUp(pids: Pids, paths: Paths): Promise<Mb> {
+  const warmup = await measureUsage(pids, async () => {
+    for (const path of [...Object.values(paths(FIRST_PAGE)), paths(NAME_SEARCH).direct])
+      await loadFromChild({ ...path, connections: CONNECTIONS, durationMs: 2000 });
+  });
+  return { ...warmup.usage.peakRss };
+}
+
+/** A load on one path, with the CPU of every process on it and the services' peak RSS kept in `peak`. */
+function pathMeasurer(stack: Stack, owner: pg.ClientBase, redisPort: number, pids: Pids, peak: Mb) {
+  const redisPids = pidsOf('redis-server', `:${redisPort}`);
+  const options = { connections: CONNECTIONS, durationMs: SECONDS * 1000 };
+  return async (path: ListTarget): Promise<Measured> => {
+    // Records' backends as they are now (its pool keeps them open between runs; one closed during the
+    // run is left out, one opened during it is not seen: either shows as a lower postgres figure).
+    const backends = await recordsBackends(owner, stack.databases.records);
+    const before = { pg: cpuByPid(backends), redis: cpuByPid(redisPids), wrk: reapedChildrenCpuSeconds() };
+    const { result, usage } = await measureUsage(pids, () => loadFromChild({ ...path, ...options }));
+    const pathCpu: PathCpu = {
+      postgres: cpuBetween(before.pg, cpuByPid(backends)),
+      redis: cpuBetween(before.redis, cpuByPid(redisPids)),
+      wrk: reapedChildrenCpuSeconds() - before.wrk,
+    };
+    raisePeak(peak, usage);
+    return { result, usage, pathCpu };
+  };
+}
+
+type Measure = ReturnType<typeof pathMeasurer>;
+
+/** The gateway's paths (bearer token, session cookie) against the direct one, and what the machine allows. */
+async function throughGatewayRows(label: string, input: unknown, direct: Measured, paths: Paths, measured: Measure): Promise<Row[]> {
+  const bearer = await measured(paths(input).bearer);
+  const cookie = await measured(paths(input).cookie);
+  const bearerRatio = bearer.result.rps / direct.result.rps;
+  const cookieRatio = cookie.result.rps / bearer.result.rps;
+  // Cores per 10,000 req/s: CPU seconds per request x 10,000.
+  const cores = (u: Usage, r: LoadResult, s: string) => round(((u.cpu[s] ?? 0) / r.requests) * 10_000, 2);
+  return [
+    row(`pasien.list ${label} via gateway, bearer token`, bearer.result, bearer.usage, bearer.pathCpu),
+    row(`pasien.list ${label} via gateway, session cookie`, cookie.result, cookie.usage, cookie.pathCpu),
+    ratioRow('ratio gateway(bearer)/direct', bearerRatio, 0.85),
+    ratioRow('ratio cookie/bearer', cookieRatio, 0.9),
+    ...machineBoundRows(direct, bearer),
+    {
+      name: 'cores per 10,000 req/s (first page): records (direct) | gateway (bearer) | gateway+identity (cookie)',
+      'req/s': `${cores(direct.usage, direct.result, 'records')} | ${cores(bearer.usage, bearer.result, 'gateway')} | ${round(
+        cores(cookie.usage, cookie.result, 'gateway') + cores(cookie.usage, cookie.result, 'identity'),
+      )}`,
+    },
+  ];
+}
+
+/** pasien.list's first page (every path) and a name search (records only), each against the database's ceiling. */
+async function listRows(stack: Stack, paths: Paths, measured: Measure): Promise<Row[]> {
+  const appUrl = recordsAppUrl(stack.databases.records);
+  const rows: Row[] = [];
+  const [firstPage, nameSearch] = await pasienListStatements(stack, TENANT, [FIRST_PAGE, NAME_SEARCH]);
+  const cases = [
+    { label: 'first page', input: FIRST_PAGE, statement: firstPage!, through: true },
+    { label: 'name search "siti"', input: NAME_SEARCH, statement: nameSearch!, through: false },
+  ];
+  for (const c of cases) {
+    // The ceiling and the paths back to back, so that whatever else loads the machine weighs on both.
+    const ceiling = await pgbenchCeiling(appUrl, TENANT, c.statement, POOL, SECONDS);
+    rows.push({ name: `database ceiling, pasien.list ${c.label} (pgbench, ${POOL} connections)`, 'req/s': Math.round(ceiling.tps) });
+    const direct = await measured(paths(c.input).direct);
+    rows.push(row(`pasien.list ${c.label} straight to records`, direct.result, direct.usage, direct.pathCpu));
+    rows.push(ratioRow(`ratio records/database ceiling, ${c.label}`, direct.result.rps / ceiling.tps, 0.5));
+    if (c.through) rows.push(...(await throughGatewayRows(c.label, c.input, direct, paths, measured)));
+  }
+  return rows;
+}
+
+/** Token refreshes across the doctor's families, the services' peak RSS kept in `peak`. */
+async function refreshRow(stack: Stack, app: Awaited<ReturnType<typeof doctorPaths>>['app'], families: string[], pids: Pids, peak: Mb) {
+  const refresh = await measureUsage(pids, () => refreshLoad(stack, app, families, SECONDS));
+  raisePeak(peak, refresh.usage);
+  return row(
+    `token refreshes, ${families.length} families (target >= 300/s): ${verdict(refresh.result.rps >= 300)}`,
+    refresh.result,
+    refresh.usage,
+  );
+}
+
+function printMemory(idle: Mb, peak: Mb, after5: Mb, after: Mb): void {
+  printTable(
+    'memory per service (RSS, MB; idle at start and 35 s after the last load; targets: idle <= 120, under load <= 200)',
+    SERVICES.map((s) => ({
+      service: s,
+      idle_at_start: idle[s]!,
+      peak_under_load: peak[s]!,
+      after_5s: after5[s]!,
+      idle_after: after[s]!,
+      verdict: `${verdict(Math.max(idle[s]!, after[s]!) <= 120)} idle, ${verdict(peak[s]! <= 200)} under load`,
+    })),
+  );
+}
+
 export async function benchGateway(): Promise<Row[]> {
   const [redis, smtp] = await Promise.all([startRedisServer(), startSmtpPeer()]);
   let stack: Stack | undefined;
   try {
-    // The services run as the images run them: compiled to dist/ (scripts/build.ts), which memory depends on.
-    build();
-    stack = await startStack({
-      compiled: true,
-      postgresUrl: testServerUrl,
-      dbPrefix: `b_gateway_${Date.now()}_`,
-      redisUrl: redis.url,
-      smtpUrl: smtp.url,
-      env: {
-        all: { LOG_LEVEL: 'warn', NODE_OPTIONS },
-        // The per-caller limit stays on (its Redis round trip is part of the path), set high enough
-        // that one token is never refused.
-        gateway: { RATE_LIMIT_PER_MINUTE: '100000000' },
-        identity: { TOKEN_LIMIT_PER_IP_PER_MINUTE: '10000000' },
-        records: { DB_POOL_MAX: String(POOL) },
-      },
-    });
-    const pids = Object.fromEntries(SERVICES.map((s) => [s, stack!.services[s].child.pid!]));
+    stack = await startBenchStack(redis.url, smtp.url);
+    const pids: Pids = Object.fromEntries(SERVICES.map((s) => [s, stack!.services[s].child.pid!]));
     await seed(stack);
     // Idle: started, migrated, seeded, not yet asked for anything, and left alone for 35 s as after the
     // load (startup is a busy spell too: a service gives memory back after 30 quiet seconds, reclaim.ts).
-    await new Promise((r) => setTimeout(r, IDLE_WAIT_MS));
-    const idle = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
+    await sleep(IDLE_WAIT_MS);
+    const idle = rssNow(pids);
 
     const { app, families, paths } = await doctorPaths(stack, smtp, REFRESH_FAMILIES);
-    const options = { connections: CONNECTIONS, durationMs: SECONDS * 1000 };
-    // Warm every path up first (JIT, connection pools, Postgres' cache), so that whichever is measured
-    // first is not the one paying for it.
-    const warmup = await measureUsage(pids, async () => {
-      for (const path of [...Object.values(paths(FIRST_PAGE)), paths(NAME_SEARCH).direct])
-        await loadFromChild({ ...path, connections: CONNECTIONS, durationMs: 2000 });
-    });
-    const peak = { ...warmup.usage.peakRss };
+    const peak = await warmUp(pids, paths);
     const owner = new pg.Client({ connectionString: stack.databases.records });
     await owner.connect();
-    const redisPids = pidsOf('redis-server', `:${redis.port}`);
-    const measured = async (path: { url: string; headers: Record<string, string> }) => {
-      // Records' backends as they are now (its pool keeps them open between runs; one closed during the
-      // run is left out, one opened during it is not seen: either shows as a lower postgres figure).
-      const backends = await recordsBackends(owner, stack!.databases.records);
-      const before = { pg: cpuByPid(backends), redis: cpuByPid(redisPids), wrk: reapedChildrenCpuSeconds() };
-      const { result, usage } = await measureUsage(pids, () => loadFromChild({ ...path, ...options }));
-      const pathCpu: PathCpu = {
-        postgres: cpuBetween(before.pg, cpuByPid(backends)),
-        redis: cpuBetween(before.redis, cpuByPid(redisPids)),
-        wrk: reapedChildrenCpuSeconds() - before.wrk,
-      };
-      for (const s of SERVICES) peak[s] = Math.max(peak[s]!, usage.peakRss[s]!);
-      return { result, usage, pathCpu };
-    };
-
-    const appUrl = recordsAppUrl(stack.databases.records);
-    const rows: Row[] = [];
-    const [firstPage, nameSearch] = await pasienListStatements(stack, TENANT, [FIRST_PAGE, NAME_SEARCH]);
-    const cases = [
-      { label: 'first page', input: FIRST_PAGE, statement: firstPage!, through: true },
-      { label: 'name search "siti"', input: NAME_SEARCH, statement: nameSearch!, through: false },
-    ];
-    let bearerRatio = 0;
-    let cookieRatio = 0;
-    for (const c of cases) {
-      // The ceiling and the paths back to back, so that whatever else loads the machine weighs on both.
-      const ceiling = await pgbenchCeiling(appUrl, TENANT, c.statement, POOL, SECONDS);
-      rows.push({ name: `database ceiling, pasien.list ${c.label} (pgbench, ${POOL} connections)`, 'req/s': Math.round(ceiling.tps) });
-      const direct = await measured(paths(c.input).direct);
-      rows.push(row(`pasien.list ${c.label} straight to records`, direct.result, direct.usage, direct.pathCpu));
-      rows.push(ratioRow(`ratio records/database ceiling, ${c.label}`, direct.result.rps / ceiling.tps, 0.5));
-      if (!c.through) continue;
-      const bearer = await measured(paths(c.input).bearer);
-      const cookie = await measured(paths(c.input).cookie);
-      rows.push(row(`pasien.list ${c.label} via gateway, bearer token`, bearer.result, bearer.usage, bearer.pathCpu));
-      rows.push(row(`pasien.list ${c.label} via gateway, session cookie`, cookie.result, cookie.usage, cookie.pathCpu));
-      bearerRatio = bearer.result.rps / direct.result.rps;
-      cookieRatio = cookie.result.rps / bearer.result.rps;
-      rows.push(ratioRow('ratio gateway(bearer)/direct', bearerRatio, 0.85), ratioRow('ratio cookie/bearer', cookieRatio, 0.9));
-      rows.push(...machineBoundRows(direct, bearer));
-      // Cores per 10,000 req/s: CPU seconds per request x 10,000.
-      const cores = (u: Usage, r: LoadResult, s: string) => round(((u.cpu[s] ?? 0) / r.requests) * 10_000, 2);
-      rows.push({
-        name: 'cores per 10,000 req/s (first page): records (direct) | gateway (bearer) | gateway+identity (cookie)',
-        'req/s': `${cores(direct.usage, direct.result, 'records')} | ${cores(bearer.usage, bearer.result, 'gateway')} | ${round(
-          cores(cookie.usage, cookie.result, 'gateway') + cores(cookie.usage, cookie.result, 'identity'),
-        )}`,
-      });
-    }
+    const rows = await listRows(stack, paths, pathMeasurer(stack, owner, redis.port, pids, peak));
     await owner.end();
-    if (families.length > 0) {
-      const refresh = await measureUsage(pids, () => refreshLoad(stack!, app, families, SECONDS));
-      for (const s of SERVICES) peak[s] = Math.max(peak[s]!, refresh.usage.peakRss[s]!);
-      rows.push(
-        row(
-          `token refreshes, ${families.length} families (target >= 300/s): ${verdict(refresh.result.rps >= 300)}`,
-          refresh.result,
-          refresh.usage,
-        ),
-      );
-    }
+    if (families.length > 0) rows.push(await refreshRow(stack, app, families, pids, peak));
     // Idle again after the load: what the services keep, 5 s after (V8 still holds its pages) and 35 s
     // after (each has had 30 quiet seconds to give them back, reclaim.ts).
-    await new Promise((r) => setTimeout(r, 5000));
-    const after5 = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
-    await new Promise((r) => setTimeout(r, IDLE_WAIT_MS - 5000));
-    const after = Object.fromEntries(SERVICES.map((s) => [s, rssMb(pids[s]!)]));
-    printTable(
-      'memory per service (RSS, MB; idle at start and 35 s after the last load; targets: idle <= 120, under load <= 200)',
-      SERVICES.map((s) => ({
-        service: s,
-        idle_at_start: idle[s]!,
-        peak_under_load: peak[s]!,
-        after_5s: after5[s]!,
-        idle_after: after[s]!,
-        verdict: `${verdict(Math.max(idle[s]!, after[s]!) <= 120)} idle, ${verdict(peak[s]! <= 200)} under load`,
-      })),
-    );
+    await sleep(5000);
+    const after5 = rssNow(pids);
+    await sleep(IDLE_WAIT_MS - 5000);
+    printMemory(idle, peak, after5, rssNow(pids));
     return rows;
   } finally {
     await stack?.stop().catch(() => {});

@@ -1,6 +1,7 @@
 // Routes. The gateway answers every one of these paths with index.html (gateway/src/dashboard). The
 // paths identity must know too (sign-in, consent, patient picker, device) are @simrs/contracts/dashboard's.
 import { lazy, Suspense } from 'react';
+import type { ComponentType } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
 import { DASHBOARD } from '@simrs/contracts/dashboard';
 import { useTranslation } from 'react-i18next';
@@ -8,6 +9,7 @@ import { Layout } from './ui/Layout.tsx';
 import { Loading, PageTitle } from './ui/kit.tsx';
 import { Allowed, RequireSession, useUser } from './lib/session.tsx';
 import { homeFor } from './lib/permissions.ts';
+import type { Capability } from './lib/permissions.ts';
 import { SignIn } from './pages/SignIn.tsx';
 import { PatientList } from './pages/PatientList.tsx';
 
@@ -36,6 +38,39 @@ function NotFound() {
   );
 }
 
+/** A page inside the signed-in layout: its path, who may open it, and whether its code loads on demand. */
+interface PageRoute {
+  path: string;
+  page: ComponentType;
+  capability?: Capability;
+  /** Bundled with the app rather than loaded on demand (no Suspense around it). */
+  eager?: boolean;
+}
+
+const PAGES: PageRoute[] = [
+  { path: 'pasien', page: PatientList, capability: 'pasien.list', eager: true },
+  { path: 'pasien/baru', page: PatientCreate, capability: 'pasien.create' },
+  { path: 'pasien/:id', page: PatientPage, capability: 'pasien.read' },
+  { path: 'pasien/:id/ubah', page: PatientEdit, capability: 'pasien.update' },
+  { path: 'audit', page: AuditLog, capability: 'audit.read' },
+  { path: 'akun', page: Account },
+  { path: 'perangkat', page: Device },
+  { path: 'admin/pengguna', page: AdminUsers, capability: 'tenant.admin' },
+  { path: 'admin/integrasi', page: AdminIntegrations, capability: 'tenant.admin' },
+  { path: 'admin/perangkat', page: AdminDevices, capability: 'tenant.admin' },
+];
+
+function pageElement({ page: Page, capability, eager }: PageRoute) {
+  const content = eager ? (
+    <Page />
+  ) : (
+    <Lazy>
+      <Page />
+    </Lazy>
+  );
+  return capability ? <Allowed capability={capability}>{content}</Allowed> : content;
+}
+
 export function App() {
   return (
     <Routes>
@@ -60,107 +95,15 @@ export function App() {
         }
       >
         <Route index element={<Home />} />
-        <Route
-          path="pasien"
-          element={
-            <Allowed capability="pasien.list">
-              <PatientList />
-            </Allowed>
-          }
-        />
-        <Route
-          path="pasien/baru"
-          element={
-            <Allowed capability="pasien.create">
-              <Lazy>
-                <PatientCreate />
-              </Lazy>
-            </Allowed>
-          }
-        />
-        <Route
-          path="pasien/:id"
-          element={
-            <Allowed capability="pasien.read">
-              <Lazy>
-                <PatientPage />
-              </Lazy>
-            </Allowed>
-          }
-        />
-        <Route
-          path="pasien/:id/ubah"
-          element={
-            <Allowed capability="pasien.update">
-              <Lazy>
-                <PatientEdit />
-              </Lazy>
-            </Allowed>
-          }
-        />
-        <Route
-          path="audit"
-          element={
-            <Allowed capability="audit.read">
-              <Lazy>
-                <AuditLog />
-              </Lazy>
-            </Allowed>
-          }
-        />
-        <Route
-          path="akun"
-          element={
-            <Lazy>
-              <Account />
-            </Lazy>
-          }
-        />
-        <Route
-          path="perangkat"
-          element={
-            <Lazy>
-              <Device />
-            </Lazy>
-          }
-        />
+        {PAGES.map((route) => (
+          <Route key={route.path} path={route.path} element={pageElement(route)} />
+        ))}
         <Route path="admin" element={<Navigate to="/admin/pengguna" replace />} />
-        <Route
-          path="admin/pengguna"
-          element={
-            <Allowed capability="tenant.admin">
-              <Lazy>
-                <AdminUsers />
-              </Lazy>
-            </Allowed>
-          }
-        />
-        <Route
-          path="admin/integrasi"
-          element={
-            <Allowed capability="tenant.admin">
-              <Lazy>
-                <AdminIntegrations />
-              </Lazy>
-            </Allowed>
-          }
-        />
-        <Route
-          path="admin/perangkat"
-          element={
-            <Allowed capability="tenant.admin">
-              <Lazy>
-                <AdminDevices />
-              </Lazy>
-            </Allowed>
-          }
-        />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>
   );
 }
-
 function Lazy({ children }: { children: React.ReactNode }) {
   return <Suspense fallback={<Loading />}>{children}</Suspense>;
 }

@@ -132,15 +132,17 @@ interface PasskeyRow {
   deviceType?: string;
 }
 
-function Passkeys({ say }: { say: Say }) {
+type Renaming = { id: string; name: string };
+
+/** My passkeys, and adding, renaming and deleting them (each answered in the page's status line). */
+function usePasskeys(say: Say) {
   const { t } = useTranslation();
-  const f = useFormat();
   const queryClient = useQueryClient();
   const key = ['identity', 'passkeys'];
   const passkeys = useQuery({ queryKey: key, queryFn: () => unwrap(authClient.passkey.listUserPasskeys()) as Promise<PasskeyRow[]> });
   const refresh = () => queryClient.invalidateQueries({ queryKey: key });
   const [name, setName] = useState('');
-  const [renaming, setRenaming] = useState<{ id: string; name: string }>();
+  const [renaming, setRenaming] = useState<Renaming>();
   const [deleting, setDeleting] = useState<PasskeyRow>();
   const add = useMutation({
     mutationFn: async () => unwrap(authClient.passkey.addPasskey({ name: name.trim() || undefined })),
@@ -148,7 +150,7 @@ function Passkeys({ say }: { say: Say }) {
     onError: (err) => say(errorMessage(t, err), true),
   });
   const rename = useMutation({
-    mutationFn: async (v: { id: string; name: string }) => unwrap(authClient.passkey.updatePasskey(v)),
+    mutationFn: async (v: Renaming) => unwrap(authClient.passkey.updatePasskey(v)),
     onSuccess: () => (setRenaming(undefined), say(t('account.passkeyRenamed')), refresh()),
     onError: (err) => say(errorMessage(t, err), true),
   });
@@ -157,8 +159,93 @@ function Passkeys({ say }: { say: Say }) {
     onSuccess: () => (setDeleting(undefined), say(t('account.passkeyDeleted')), refresh()),
     onError: (err) => say(errorMessage(t, err), true),
   });
-  const submitAdd = (e: FormEvent) => (e.preventDefault(), add.mutate());
+  return { passkeys, name, setName, renaming, setRenaming, deleting, setDeleting, add, rename, remove };
+}
 
+type PasskeyState = ReturnType<typeof usePasskeys>;
+
+function RenamePasskeyForm({
+  p,
+  renaming,
+  setRenaming,
+  rename,
+}: Pick<PasskeyState, 'setRenaming' | 'rename'> & { p: PasskeyRow; renaming: Renaming }) {
+  const { t } = useTranslation();
+  return (
+    <form className="inline" onSubmit={(e) => (e.preventDefault(), rename.mutate(renaming))}>
+      <label htmlFor={`rename-${p.id}`} className="visually-hidden">
+        {t('account.passkeyName')}
+      </label>
+      <input
+        id={`rename-${p.id}`}
+        value={renaming.name}
+        maxLength={60}
+        onChange={(e) => setRenaming({ id: p.id, name: e.target.value })}
+        autoFocus
+      />
+      <button type="submit" className="save-passkey-name" disabled={rename.isPending || !renaming.name.trim()}>
+        {t('common.save')}
+      </button>
+      <button type="button" className="secondary" onClick={() => setRenaming(undefined)}>
+        {t('common.cancel')}
+      </button>
+    </form>
+  );
+}
+
+function PasskeyItem({ p, state }: { p: PasskeyRow; state: PasskeyState }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const { renaming, setRenaming, setDeleting, rename } = state;
+  return (
+    <li data-passkey-id={p.id}>
+      {renaming?.id === p.id ? (
+        <RenamePasskeyForm p={p} renaming={renaming} setRenaming={setRenaming} rename={rename} />
+      ) : (
+        <>
+          <div>
+            <strong className="passkey-name">{p.name || t('account.passkeyUnnamed')}</strong>
+            <br />
+            <small>{t('account.passkeyAddedOn', { when: f.dateTime(p.createdAt) })}</small>
+          </div>
+          <div className="actions">
+            <button type="button" className="secondary rename-passkey" onClick={() => setRenaming({ id: p.id, name: p.name ?? '' })}>
+              {t('account.rename')}
+            </button>
+            <button type="button" className="danger delete-passkey" onClick={() => setDeleting(p)}>
+              {t('common.delete')}
+            </button>
+          </div>
+        </>
+      )}
+    </li>
+  );
+}
+
+function AddPasskeyForm({ name, setName, add }: Pick<PasskeyState, 'name' | 'setName' | 'add'>) {
+  const { t } = useTranslation();
+  const submitAdd = (e: FormEvent) => (e.preventDefault(), add.mutate());
+  return (
+    <form className="inline" id="add-passkey-form" onSubmit={submitAdd}>
+      <label htmlFor="passkey-name">{t('account.passkeyName')}</label>
+      <input
+        id="passkey-name"
+        value={name}
+        maxLength={60}
+        onChange={(e) => setName(e.target.value)}
+        placeholder={t('account.passkeyNamePlaceholder')}
+      />
+      <button type="submit" id="add-passkey" disabled={add.isPending}>
+        {t('account.addPasskey')}
+      </button>
+    </form>
+  );
+}
+
+function Passkeys({ say }: { say: Say }) {
+  const { t } = useTranslation();
+  const state = usePasskeys(say);
+  const { passkeys, deleting, setDeleting, remove } = state;
   return (
     <section aria-labelledby="passkeys-title" className="card">
       <h2 id="passkeys-title">{t('account.passkeys')}</h2>
@@ -167,59 +254,10 @@ function Passkeys({ say }: { say: Say }) {
       <ul className="items" id="passkey-list">
         {passkeys.data?.length === 0 ? <li className="empty">{t('account.noPasskeys')}</li> : null}
         {passkeys.data?.map((p) => (
-          <li key={p.id} data-passkey-id={p.id}>
-            {renaming?.id === p.id ? (
-              <form className="inline" onSubmit={(e) => (e.preventDefault(), rename.mutate(renaming))}>
-                <label htmlFor={`rename-${p.id}`} className="visually-hidden">
-                  {t('account.passkeyName')}
-                </label>
-                <input
-                  id={`rename-${p.id}`}
-                  value={renaming.name}
-                  maxLength={60}
-                  onChange={(e) => setRenaming({ id: p.id, name: e.target.value })}
-                  autoFocus
-                />
-                <button type="submit" className="save-passkey-name" disabled={rename.isPending || !renaming.name.trim()}>
-                  {t('common.save')}
-                </button>
-                <button type="button" className="secondary" onClick={() => setRenaming(undefined)}>
-                  {t('common.cancel')}
-                </button>
-              </form>
-            ) : (
-              <>
-                <div>
-                  <strong className="passkey-name">{p.name || t('account.passkeyUnnamed')}</strong>
-                  <br />
-                  <small>{t('account.passkeyAddedOn', { when: f.dateTime(p.createdAt) })}</small>
-                </div>
-                <div className="actions">
-                  <button type="button" className="secondary rename-passkey" onClick={() => setRenaming({ id: p.id, name: p.name ?? '' })}>
-                    {t('account.rename')}
-                  </button>
-                  <button type="button" className="danger delete-passkey" onClick={() => setDeleting(p)}>
-                    {t('common.delete')}
-                  </button>
-                </div>
-              </>
-            )}
-          </li>
+          <PasskeyItem key={p.id} p={p} state={state} />
         ))}
       </ul>
-      <form className="inline" id="add-passkey-form" onSubmit={submitAdd}>
-        <label htmlFor="passkey-name">{t('account.passkeyName')}</label>
-        <input
-          id="passkey-name"
-          value={name}
-          maxLength={60}
-          onChange={(e) => setName(e.target.value)}
-          placeholder={t('account.passkeyNamePlaceholder')}
-        />
-        <button type="submit" id="add-passkey" disabled={add.isPending}>
-          {t('account.addPasskey')}
-        </button>
-      </form>
+      <AddPasskeyForm name={state.name} setName={state.setName} add={state.add} />
       <ConfirmDialog
         open={Boolean(deleting)}
         title={t('account.deletePasskeyTitle', { name: deleting?.name || t('account.passkeyUnnamed') })}

@@ -39,29 +39,19 @@ export function SignIn() {
   return <SignInForm next={next} oauth={oauth} />;
 }
 
-function SignInForm({ next, oauth }: { next: string; oauth: URLSearchParams | undefined }) {
-  const { t } = useTranslation();
-  const navigate = useNavigate();
-  const [params] = useSearchParams();
-  const [email, setEmail] = useState('');
-  const [otp, setOtp] = useState('');
-  const [codeSent, setCodeSent] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const linkError = params.get('error');
-  const [status, setStatus] = useState<{ message: string; error: boolean } | undefined>(
-    linkError
-      ? { message: errorMessage(t, new AuthError(401, LINK_ERRORS[linkError] ?? 'INVALID_TOKEN', undefined)), error: true }
-      : oauth
-        ? { message: t('signIn.continueApp'), error: false }
-        : undefined,
-  );
-  const otpRef = useRef<HTMLInputElement>(null);
-  const emailRef = useRef<HTMLInputElement>(null);
-  // Signed in: on to the authorization identity continues (or runs anew), else where the person was going.
-  const done = (answer?: unknown) =>
-    oauth ? continueTo(nextStep(answer) ?? authorizeAgain(oauth)) : void navigate(next, { replace: true });
+type Shown = { message: string; error: boolean } | undefined;
+type SetShown = (status: Shown) => void;
+type Translate = ReturnType<typeof useTranslation>['t'];
 
-  // Conditional UI: the browser offers this site's passkeys in the e-mail field's autofill.
+/** What the page says on arrival: a failed sign-in link, or that an application asked for the sign-in. */
+function initialStatus(t: Translate, linkError: string | null, oauth: URLSearchParams | undefined): Shown {
+  if (linkError) return { message: errorMessage(t, new AuthError(401, LINK_ERRORS[linkError] ?? 'INVALID_TOKEN', undefined)), error: true };
+  return oauth ? { message: t('signIn.continueApp'), error: false } : undefined;
+}
+
+/** Conditional UI: the browser offers this site's passkeys in the e-mail field's autofill. */
+function usePasskeyAutofill(done: (answer: unknown) => void, setStatus: SetShown) {
+  const { t } = useTranslation();
   useEffect(() => {
     let live = true;
     const pkc = window.PublicKeyCredential as
@@ -82,11 +72,12 @@ function SignInForm({ next, oauth }: { next: string; oauth: URLSearchParams | un
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per visit of the page
   }, []);
+}
 
-  useEffect(() => {
-    if (codeSent) otpRef.current?.focus();
-  }, [codeSent]);
-
+/** One sign-in step at a time: busy while it runs, its failure shown. */
+function useAttempt(setStatus: SetShown) {
+  const { t } = useTranslation();
+  const [busy, setBusy] = useState(false);
   async function attempt(run: () => Promise<void>) {
     setBusy(true);
     try {
@@ -97,6 +88,29 @@ function SignInForm({ next, oauth }: { next: string; oauth: URLSearchParams | un
       setBusy(false);
     }
   }
+  return { busy, attempt };
+}
+
+interface EmailSignInDeps {
+  next: string;
+  oauth: URLSearchParams | undefined;
+  done: (answer?: unknown) => void;
+  attempt: (run: () => Promise<void>) => Promise<void>;
+  setStatus: SetShown;
+}
+
+/** Sign-in by e-mail: a 6-digit code (sent, then verified) or a sign-in link. */
+function useEmailSignIn({ next, oauth, done, attempt, setStatus }: EmailSignInDeps) {
+  const { t } = useTranslation();
+  const [email, setEmail] = useState('');
+  const [otp, setOtp] = useState('');
+  const [codeSent, setCodeSent] = useState(false);
+  const otpRef = useRef<HTMLInputElement>(null);
+  const emailRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    if (codeSent) otpRef.current?.focus();
+  }, [codeSent]);
 
   const needEmail = () => {
     if (email.trim()) return false;
@@ -134,6 +148,86 @@ function SignInForm({ next, oauth }: { next: string; oauth: URLSearchParams | un
     });
   };
 
+  return { email, setEmail, otp, setOtp, codeSent, otpRef, emailRef, sendCode, verifyCode, sendLink };
+}
+
+type EmailSignIn = ReturnType<typeof useEmailSignIn>;
+
+type EmailFormProps = Pick<EmailSignIn, 'email' | 'setEmail' | 'emailRef' | 'codeSent' | 'sendCode' | 'sendLink'> & { busy: boolean };
+
+function EmailForm({ email, setEmail, emailRef, codeSent, sendCode, sendLink, busy }: EmailFormProps) {
+  const { t } = useTranslation();
+  return (
+    <form id="email-form" onSubmit={sendCode} noValidate>
+      <label htmlFor="email">{t('signIn.email')}</label>
+      <input
+        ref={emailRef}
+        id="email"
+        name="email"
+        type="email"
+        autoComplete="username webauthn"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        required
+      />
+      <div className="actions">
+        <button id="send-otp" type="submit" disabled={busy}>
+          {codeSent ? t('signIn.resendCode') : t('signIn.sendCode')}
+        </button>
+        <button id="send-magic-link" type="button" className="secondary" onClick={sendLink} disabled={busy}>
+          {t('signIn.sendLink')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+type OtpFormProps = Pick<EmailSignIn, 'otp' | 'setOtp' | 'otpRef' | 'verifyCode'> & { busy: boolean };
+
+function OtpForm({ otp, setOtp, otpRef, verifyCode, busy }: OtpFormProps) {
+  const { t } = useTranslation();
+  return (
+    <form id="otp-form" onSubmit={verifyCode} noValidate>
+      <label htmlFor="otp">{t('signIn.code')}</label>
+      <input
+        ref={otpRef}
+        id="otp"
+        name="otp"
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        pattern="[0-9]{6}"
+        maxLength={6}
+        value={otp}
+        onChange={(e) => setOtp(e.target.value)}
+        required
+      />
+      <div className="actions">
+        <button id="verify-otp" type="submit" disabled={busy}>
+          {t('signIn.submitCode')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function SignInForm({ next, oauth }: { next: string; oauth: URLSearchParams | undefined }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const [status, setStatus] = useState<Shown>(initialStatus(t, params.get('error'), oauth));
+  // Signed in: on to the authorization identity continues (or runs anew), else where the person was going.
+  const done = (answer?: unknown) =>
+    oauth ? continueTo(nextStep(answer) ?? authorizeAgain(oauth)) : void navigate(next, { replace: true });
+  usePasskeyAutofill(done, setStatus);
+  const { busy, attempt } = useAttempt(setStatus);
+  const { email, setEmail, otp, setOtp, codeSent, otpRef, emailRef, sendCode, verifyCode, sendLink } = useEmailSignIn({
+    next,
+    oauth,
+    done,
+    attempt,
+    setStatus,
+  });
+
   const passkey = () =>
     void attempt(async () => {
       done(await unwrap(authClient.signIn.passkey()));
@@ -151,49 +245,16 @@ function SignInForm({ next, oauth }: { next: string; oauth: URLSearchParams | un
         <PageTitle text={t('signIn.title')} />
         <p className="lead">{t('signIn.lead')}</p>
         <Status message={status?.message} error={status?.error} id="status" />
-        <form id="email-form" onSubmit={sendCode} noValidate>
-          <label htmlFor="email">{t('signIn.email')}</label>
-          <input
-            ref={emailRef}
-            id="email"
-            name="email"
-            type="email"
-            autoComplete="username webauthn"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            required
-          />
-          <div className="actions">
-            <button id="send-otp" type="submit" disabled={busy}>
-              {codeSent ? t('signIn.resendCode') : t('signIn.sendCode')}
-            </button>
-            <button id="send-magic-link" type="button" className="secondary" onClick={sendLink} disabled={busy}>
-              {t('signIn.sendLink')}
-            </button>
-          </div>
-        </form>
-        {codeSent ? (
-          <form id="otp-form" onSubmit={verifyCode} noValidate>
-            <label htmlFor="otp">{t('signIn.code')}</label>
-            <input
-              ref={otpRef}
-              id="otp"
-              name="otp"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              pattern="[0-9]{6}"
-              maxLength={6}
-              value={otp}
-              onChange={(e) => setOtp(e.target.value)}
-              required
-            />
-            <div className="actions">
-              <button id="verify-otp" type="submit" disabled={busy}>
-                {t('signIn.submitCode')}
-              </button>
-            </div>
-          </form>
-        ) : null}
+        <EmailForm
+          email={email}
+          setEmail={setEmail}
+          emailRef={emailRef}
+          codeSent={codeSent}
+          sendCode={sendCode}
+          sendLink={sendLink}
+          busy={busy}
+        />
+        {codeSent ? <OtpForm otp={otp} setOtp={setOtp} otpRef={otpRef} verifyCode={verifyCode} busy={busy} /> : null}
         <div className="divider" role="separator">
           <span>{t('signIn.or')}</span>
         </div>

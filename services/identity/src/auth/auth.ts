@@ -80,9 +80,74 @@ export const OWN_LIMITS = [
   '/device',
 ];
 
-export function authOptions(deps: AuthDeps) {
-  const { config, directory, log } = deps;
+/** Cookies: SIMRS's prefix, secure over https, shared across subdomains when configured. */
+function cookieOptions(config: Config) {
   const https = config.PUBLIC_URL.startsWith('https:');
+  return {
+    cookiePrefix: COOKIE_PREFIX,
+    useSecureCookies: https,
+    defaultCookieAttributes: { httpOnly: true, secure: https, sameSite: 'lax' },
+    ...(config.COOKIE_DOMAIN ? { crossSubDomainCookies: { enabled: true, domain: config.COOKIE_DOMAIN } } : {}),
+    // The gateway sets X-Forwarded-For to exactly one address: the client's.
+    ipAddress: { ipAddressHeaders: ['x-forwarded-for'] },
+  } satisfies BetterAuthOptions['advanced'];
+}
+
+/** Better Auth's log lines through identity's logger; refused requests only at debug. */
+function authLogging(log: Logger) {
+  return {
+    logger: {
+      level: 'warn',
+      log(level, message, ...args) {
+        const err = args.find((a): a is Error => a instanceof Error);
+        log[level]({ component: 'better-auth', ...(err ? { err } : {}) }, message);
+      },
+    },
+    // Better Auth would print every refused request to the console; 4xx answers are routine here.
+    onAPIError: {
+      onError(error) {
+        const status = (error as { statusCode?: number }).statusCode;
+        if (status !== undefined && status < 500)
+          log.debug({ status, code: (error as { body?: { code?: string } }).body?.code }, 'request refused');
+        else log.error({ err: error }, 'auth request failed');
+      },
+    },
+  } satisfies Pick<BetterAuthOptions, 'logger' | 'onAPIError'>;
+}
+
+/** No sign-up; only active users get a session; sign-ins recorded; an ended session reaches the gateway. */
+function databaseHooks({ directory, revocations }: AuthDeps) {
+  return {
+    user: {
+      create: {
+        // Users are created by tenant administrators (tenants/), never by a sign-in flow.
+        before: async () => {
+          throw new APIError('FORBIDDEN', { code: 'SIGN_UP_DISABLED', message: 'Sign-up is disabled.' });
+        },
+      },
+    },
+    session: {
+      create: {
+        before: async (session) => {
+          const user = await directory.findUserById(session.userId);
+          if (!user?.active) throw new APIError('UNAUTHORIZED', { code: 'ACCOUNT_DISABLED', message: 'This account cannot sign in.' });
+        },
+        // For tenant administrators: who has signed in, and when last (tenants/account-api.ts).
+        after: async (session) => {
+          await directory.recordSignIn(session.userId);
+        },
+      },
+      delete: {
+        after: async (session) => {
+          await revocations.publish({ sessionIds: [session.id] });
+        },
+      },
+    },
+  } satisfies BetterAuthOptions['databaseHooks'];
+}
+
+export function authOptions(deps: AuthDeps) {
+  const { config, log } = deps;
   const oauth = createOAuth(deps);
 
   return {
@@ -124,57 +189,9 @@ export function authOptions(deps: AuthDeps) {
       // The send and verify endpoints have their own limits (signin/limits.ts), per IP and per address.
       customRules: Object.fromEntries(OWN_LIMITS.map((path) => [path, false])),
     },
-    advanced: {
-      cookiePrefix: COOKIE_PREFIX,
-      useSecureCookies: https,
-      defaultCookieAttributes: { httpOnly: true, secure: https, sameSite: 'lax' },
-      ...(config.COOKIE_DOMAIN ? { crossSubDomainCookies: { enabled: true, domain: config.COOKIE_DOMAIN } } : {}),
-      // The gateway sets X-Forwarded-For to exactly one address: the client's.
-      ipAddress: { ipAddressHeaders: ['x-forwarded-for'] },
-    },
-    logger: {
-      level: 'warn',
-      log(level, message, ...args) {
-        const err = args.find((a): a is Error => a instanceof Error);
-        log[level]({ component: 'better-auth', ...(err ? { err } : {}) }, message);
-      },
-    },
-    // Better Auth would print every refused request to the console; 4xx answers are routine here.
-    onAPIError: {
-      onError(error) {
-        const status = (error as { statusCode?: number }).statusCode;
-        if (status !== undefined && status < 500)
-          log.debug({ status, code: (error as { body?: { code?: string } }).body?.code }, 'request refused');
-        else log.error({ err: error }, 'auth request failed');
-      },
-    },
-    databaseHooks: {
-      user: {
-        create: {
-          // Users are created by tenant administrators (tenants/), never by a sign-in flow.
-          before: async () => {
-            throw new APIError('FORBIDDEN', { code: 'SIGN_UP_DISABLED', message: 'Sign-up is disabled.' });
-          },
-        },
-      },
-      session: {
-        create: {
-          before: async (session) => {
-            const user = await directory.findUserById(session.userId);
-            if (!user?.active) throw new APIError('UNAUTHORIZED', { code: 'ACCOUNT_DISABLED', message: 'This account cannot sign in.' });
-          },
-          // For tenant administrators: who has signed in, and when last (tenants/account-api.ts).
-          after: async (session) => {
-            await directory.recordSignIn(session.userId);
-          },
-        },
-        delete: {
-          after: async (session) => {
-            await deps.revocations.publish({ sessionIds: [session.id] });
-          },
-        },
-      },
-    },
+    advanced: cookieOptions(config),
+    ...authLogging(log),
+    databaseHooks: databaseHooks(deps),
     plugins: [
       otpPlugin(deps),
       magicLinkPlugin(deps),

@@ -18,10 +18,13 @@ import { PATIENT_CLAIM, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth'
 import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
 import { LAUNCH_PATIENT_SCOPE, SMART_SCOPES } from '@simrs/contracts/smart';
 import { createGrants } from './grants.ts';
+import type { Grants } from './grants.ts';
 import { oauthPlugin, providerOptions } from './hooks.ts';
 import { createLaunch } from './launch.ts';
+import type { Launch } from './launch.ts';
 import { createPar } from './par.ts';
 import type { OAuthDeps } from './hooks.ts';
+import type { Config } from '../config.ts';
 import { CLIENT_BASE_SCOPES } from './registration-tokens.ts';
 import type { RegistrationGrant } from './registration-tokens.ts';
 import { Handover, hashClientSecret, hashOAuthToken, oauthError } from './tokens.ts';
@@ -38,28 +41,14 @@ export const OAUTH_SCOPES = [
   LAUNCH_PATIENT_SCOPE,
 ];
 
-/** The SIMRS rules for the OAuth provider; `state` is shared with the hooks of `oauthPlugin`. */
-export function createOAuth(deps: OAuthDeps) {
-  const { config, keys } = deps;
-  const audience = config.API_AUDIENCE;
-  /** Registration tokens consumed by a registration in flight, by token. */
-  const registrations = new Handover<RegistrationGrant>();
-  /** Device codes as handed to the device (raw), by the keyed hash that is stored. */
-  const deviceCodes = new Handover<string>();
-  const par = createPar({ storage: deps.storage, oauthClients: deps.oauthClients, providerOptions });
-  const grants = createGrants({
-    keys,
-    storage: deps.storage,
-    revocations: deps.revocations,
-    accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
-  });
-  const launch = createLaunch({ keys, grantTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS });
-
-  const claimsExtension: OAuthProviderExtension = {
+/**
+ * Every access token names the user's tenant and role; none is issued to a deactivated user or for a
+ * client of another tenant (this covers the code, refresh and device grants alike). A grant with
+ * `launch/patient` names its launch patient too (launch.ts).
+ */
+function claimsExtension(grants: Grants, launch: Launch): OAuthProviderExtension {
+  return {
     claims: {
-      // Every access token names the user's tenant and role; none is issued to a deactivated user or
-      // for a client of another tenant (this covers the code, refresh and device grants alike). A
-      // grant with `launch/patient` names its launch patient too (launch.ts).
       async accessToken({ ctx, user, client, scopes }) {
         if (!user) throw oauthError('BAD_REQUEST', 'unauthorized_client', 'tokens are issued for users only');
         const u = user as Record<string, unknown>;
@@ -84,13 +73,37 @@ export function createOAuth(deps: OAuthDeps) {
       },
     },
   };
+}
 
-  const providerOptionsInput = {
-    // The dashboard's pages (identity serves none): the sign-in page continues the signed request, the
-    // consent page answers it through /oauth2/consent.
-    loginPage: DASHBOARD.signIn,
-    consentPage: DASHBOARD.consent,
-    scopes: OAUTH_SCOPES,
+const CLAIMS_SUPPORTED = [
+  'sub',
+  'iss',
+  'aud',
+  'exp',
+  'iat',
+  'sid',
+  'scope',
+  'azp',
+  'name',
+  'email',
+  'email_verified',
+  TENANT_CLAIM,
+  ROLE_CLAIM,
+  PATIENT_CLAIM,
+];
+
+const rateLimits = (config: Config) => ({
+  token: { window: 60, max: config.TOKEN_LIMIT_PER_IP_PER_MINUTE },
+  authorize: { window: 60, max: 120 },
+  introspect: { window: 60, max: config.TOKEN_LIMIT_PER_IP_PER_MINUTE },
+  revoke: { window: 60, max: 120 },
+  register: { window: 60, max: 30 },
+  userinfo: { window: 60, max: 600 },
+});
+
+/** Who may register a client, with which scopes, and which tenant it belongs to. */
+function registrationOptions(registrations: Handover<RegistrationGrant>) {
+  return {
     clientRegistrationDefaultScopes: [...CLIENT_BASE_SCOPES],
     // Beyond the defaults a registration may name simrs:write and SMART scopes; the registration token
     // (or the administrator's session) decides which of them (hooks.ts, registration-tokens.ts).
@@ -106,10 +119,13 @@ export function createOAuth(deps: OAuthDeps) {
     clientPrivileges: ({ action, user }: { action: string; user?: Record<string, unknown> }) =>
       action === 'create' && user?.role === 'tenant_admin' && user.active === true,
     clientReference: ({ user }: { user?: Record<string, unknown> }) => (typeof user?.tenantId === 'string' ? user.tenantId : undefined),
-    grantTypes: ['authorization_code', 'refresh_token'],
-    accessTokenExpiresIn: config.ACCESS_TOKEN_TTL_SECONDS,
-    refreshTokenExpiresIn: config.REFRESH_TOKEN_TTL_SECONDS,
-    // Access tokens for the API in their own algorithm (id-tokens.ts), whatever the ID tokens use.
+  };
+}
+
+/** Access tokens for the API in their own algorithm (id-tokens.ts), whatever the ID tokens use. */
+function resourceOptions(config: Config) {
+  const audience = config.API_AUDIENCE;
+  return {
     resources: [
       {
         identifier: audience,
@@ -124,42 +140,15 @@ export function createOAuth(deps: OAuthDeps) {
     cachedResources: new Set([audience]),
     enforcePerClientResources: false,
     clientRegistrationDefaultResources: [audience],
-    storeTokens: { hash: (token: string, type: string) => hashOAuthToken(keys, token, type) },
-    storeClientSecret: { hash: hashClientSecret },
-    extensions: [claimsExtension],
-    advertisedMetadata: {
-      claims_supported: [
-        'sub',
-        'iss',
-        'aud',
-        'exp',
-        'iat',
-        'sid',
-        'scope',
-        'azp',
-        'name',
-        'email',
-        'email_verified',
-        TENANT_CLAIM,
-        ROLE_CLAIM,
-        PATIENT_CLAIM,
-      ],
-    },
-    rateLimit: {
-      token: { window: 60, max: config.TOKEN_LIMIT_PER_IP_PER_MINUTE },
-      authorize: { window: 60, max: 120 },
-      introspect: { window: 60, max: config.TOKEN_LIMIT_PER_IP_PER_MINUTE },
-      revoke: { window: 60, max: 120 },
-      register: { window: 60, max: 30 },
-      userinfo: { window: 60, max: 600 },
-    },
   };
+}
 
-  const deviceOptions = {
+/** RFC 8628: the device gets a random code; Postgres keeps only its keyed hash (swapped back in the answer). */
+function deviceOptionsFor({ config, keys }: OAuthDeps, deviceCodes: Handover<string>) {
+  return {
     verificationUri: `${config.PUBLIC_URL}${DASHBOARD.device}`,
     expiresIn: `${config.DEVICE_CODE_TTL_SECONDS}s` as `${number}s`,
     interval: `${config.DEVICE_POLL_INTERVAL_SECONDS}s` as `${number}s`,
-    // The device gets a random code; Postgres keeps only its keyed hash (swapped back in the answer).
     generateDeviceCode: () => {
       const raw = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
       const stored = hashOAuthToken(keys, raw, 'device_code');
@@ -167,10 +156,45 @@ export function createOAuth(deps: OAuthDeps) {
       return stored;
     },
   };
+}
+
+/** The SIMRS rules for the OAuth provider; `state` is shared with the hooks of `oauthPlugin`. */
+export function createOAuth(deps: OAuthDeps) {
+  const { config, keys } = deps;
+  /** Registration tokens consumed by a registration in flight, by token. */
+  const registrations = new Handover<RegistrationGrant>();
+  /** Device codes as handed to the device (raw), by the keyed hash that is stored. */
+  const deviceCodes = new Handover<string>();
+  const par = createPar({ storage: deps.storage, oauthClients: deps.oauthClients, providerOptions });
+  const grants = createGrants({
+    keys,
+    storage: deps.storage,
+    revocations: deps.revocations,
+    accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+  });
+  const launch = createLaunch({ keys, grantTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS });
+
+  const providerOptionsInput = {
+    // The dashboard's pages (identity serves none): the sign-in page continues the signed request, the
+    // consent page answers it through /oauth2/consent.
+    loginPage: DASHBOARD.signIn,
+    consentPage: DASHBOARD.consent,
+    scopes: OAUTH_SCOPES,
+    ...registrationOptions(registrations),
+    grantTypes: ['authorization_code', 'refresh_token'],
+    accessTokenExpiresIn: config.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenExpiresIn: config.REFRESH_TOKEN_TTL_SECONDS,
+    ...resourceOptions(config),
+    storeTokens: { hash: (token: string, type: string) => hashOAuthToken(keys, token, type) },
+    storeClientSecret: { hash: hashClientSecret },
+    extensions: [claimsExtension(grants, launch)],
+    advertisedMetadata: { claims_supported: CLAIMS_SUPPORTED },
+    rateLimit: rateLimits(config),
+  };
 
   return {
     providerOptions: providerOptionsInput,
-    deviceOptions,
+    deviceOptions: deviceOptionsFor(deps, deviceCodes),
     plugin: oauthPlugin(deps, { registrations, deviceCodes, grants, par, launch }),
     parPlugin: par.plugin,
   };
