@@ -3,6 +3,8 @@
 // key, as a query value where a name is expected (_sort, scope, grant_type, ...), as a path segment and
 // as a JSON (and form) body key. A lookup keyed by request input in a plain object finds the inherited
 // member; the answer must be a 4xx or 2xx, never a 5xx, without a credential and with each kind of one.
+// identity's former pages (/auth/...) must still redirect to the dashboard's, the query as it was, and
+// anything else under /auth must stay a 404.
 // The REST operations and the FHIR interactions are read from the OpenAPI document and the
 // CapabilityStatement the stack serves, so new ones are swept without editing this file.
 import assert from 'node:assert/strict';
@@ -30,6 +32,8 @@ interface Probe {
   url: string;
   body?: string;
   type?: string;
+  /** Beyond never a 5xx: what the answer must be, as a message when it is not that. */
+  expect?: (status: number, location: string | null) => string | undefined;
 }
 type Credential = 'none' | 'cookie' | 'bearer';
 
@@ -127,11 +131,6 @@ const IDENTITY_GET = [
   '/.well-known/openid-configuration/api/auth',
   '/.well-known/oauth-authorization-server/api/auth',
   '/.well-known/oauth-protected-resource/api',
-  '/auth/sign-in',
-  '/auth/account',
-  '/auth/consent',
-  '/auth/device',
-  '/auth/assets/style.css',
 ];
 const IDENTITY_POST = [
   '/api/auth/account/revoke-session',
@@ -159,28 +158,64 @@ const IDENTITY_POST = [
 ];
 /** They end the session the sweep signs in with: swept without a credential only. */
 const IDENTITY_ENDING = ['/api/auth/sign-out', '/api/auth/revoke-other-sessions'];
-/** Where identity reads a name from a query value: the authorization request and the pages. */
+/** Where identity reads a name from a query value: the authorization request. */
 const AUTHORIZE_VALUES = ['scope', 'response_type', 'prompt', 'code_challenge_method', 'response_mode'];
 
 function identityProbes(name: string, credential: Credential): Probe[] {
   const posts = credential === 'none' ? [...IDENTITY_POST, ...IDENTITY_ENDING] : IDENTITY_POST;
-  const consent = `/auth/consent?client_id=${enc(app.clientId)}&sig=x&redirect_uri=${enc('http://127.0.0.1:9/callback')}`;
   const authorize = `/api/auth/oauth2/authorize?client_id=${enc(app.clientId)}&redirect_uri=${enc('http://127.0.0.1:9/callback')}`;
   return [
-    ...IDENTITY_GET.flatMap((path) => around('GET', path, path.startsWith('/auth/') ? ['lang', 'user_code'] : [], name)),
+    ...IDENTITY_GET.flatMap((path) => around('GET', path, [], name)),
     ...posts.flatMap((path) => around('POST', path, [], name)),
-    ...around('GET', consent, ['scope'], name),
     ...around('GET', authorize, AUTHORIZE_VALUES, name),
-    ...['/api/auth', '/api/auth/oauth2', '/api/auth/tenant', '/auth', '/auth/assets', '/.well-known'].flatMap((p) => [
+    ...['/api/auth', '/api/auth/oauth2', '/api/auth/tenant', '/.well-known'].flatMap((p) => [
       { method: 'GET', url: `${p}/${enc(name)}` },
       { method: 'POST', url: `${p}/${enc(name)}`, body: json(name), type: 'application/json' },
     ]),
   ];
 }
 
+/** identity's former pages: the gateway redirects each to the dashboard's page, the query as it was. */
+const FORMER_PAGES: Record<string, string> = {
+  '/auth': '/akun',
+  '/auth/account': '/akun',
+  '/auth/sign-in': '/masuk',
+  '/auth/consent': '/izin',
+  '/auth/device': '/perangkat',
+};
+/** The query values the former pages (and the dashboard's, where they lead) read. */
+const PAGE_VALUES = ['lang', 'user_code', 'next', 'callbackURL', 'error', 'scope'];
+
+/** The redirects of the former pages, with the name in their query; anything else under /auth is gone. */
+function formerPageProbes(name: string): Probe[] {
+  const probes: Probe[] = [];
+  const gone = (status: number) => (status === 404 ? undefined : `${status}, not 404`);
+  for (const [from, to] of Object.entries(FORMER_PAGES)) {
+    const consent = from === '/auth/consent' ? `client_id=${enc(app.clientId)}&sig=x&` : '';
+    for (const query of [`${consent}${enc(name)}=x`, ...PAGE_VALUES.map((p) => `${consent}${p}=${enc(name)}`)]) {
+      const expected = `${to}?${query}`;
+      probes.push({
+        method: 'GET',
+        url: `${from}?${query}`,
+        expect: (status, location) =>
+          status === 302 && location === expected ? undefined : `${status} to ${location}, not 302 to ${expected}`,
+      });
+    }
+    probes.push({ method: 'POST', url: from, body: json(name), type: 'application/json', expect: gone });
+  }
+  for (const p of ['/auth', '/auth/assets', '/auth/sign-in'])
+    probes.push(
+      { method: 'GET', url: `${p}/${enc(name)}`, expect: gone },
+      { method: 'GET', url: `${p}/${enc(name)}?next=${enc(name)}`, expect: gone },
+    );
+  probes.push({ method: 'GET', url: '/auth/assets/style.css', expect: gone });
+  return probes;
+}
+
 function gatewayProbes(name: string): Probe[] {
   return [
     ...around('GET', '/', ['lang'], name),
+    ...Object.values(FORMER_PAGES).flatMap((page) => around('GET', page, PAGE_VALUES, name)),
     ...around('GET', '/playground/', ['lang'], name),
     { method: 'GET', url: `/${enc(name)}` },
     { method: 'GET', url: `/playground/${enc(name)}` },
@@ -289,8 +324,8 @@ async function sweep(probes: Probe[], credential: Credential): Promise<string[]>
       try {
         const res = await fetch(url, { method: probe.method, headers, body: probe.body ?? null, redirect: 'manual' });
         const text = await res.text();
-        if (res.status >= 500)
-          failures.push(`${credential} ${probe.method} ${probe.url} ${probe.body ?? ''}: ${res.status} ${text.slice(0, 160)}`);
+        const wrong = res.status >= 500 ? `${res.status} ${text.slice(0, 160)}` : probe.expect?.(res.status, res.headers.get('location'));
+        if (wrong) failures.push(`${credential} ${probe.method} ${probe.url} ${probe.body ?? ''}: ${wrong}`);
       } catch (err) {
         failures.push(`${credential} ${probe.method} ${probe.url}: no answer (${(err as Error).message})`);
       }
@@ -323,6 +358,7 @@ describe('names every object inherits, on every route of every surface', () => {
   const surfaces: [string, Credential[], (name: string, credential: Credential) => Probe[]][] = [
     ['gateway', ['none'], (name) => gatewayProbes(name)],
     ['identity', ['none', 'cookie'], identityProbes],
+    ["identity's former pages", ['none', 'cookie'], (name) => formerPageProbes(name)],
     ['tRPC', ['none', 'cookie', 'bearer'], (name) => trpcProbes(name, doc)],
     ['REST', ['none', 'cookie', 'bearer'], (name) => restProbes(name, doc)],
     ['FHIR', ['none', 'cookie', 'bearer'], (name) => fhirProbes(name, capability, '/api/v1/fhir')],
@@ -335,7 +371,7 @@ describe('names every object inherits, on every route of every surface', () => {
         sent[surface] = (sent[surface] ?? 0) + probes.length;
         failures.push(...(await sweep(probes, credential)));
       }
-      assert.deepEqual(failures.slice(0, 40), [], `${failures.length} of ${sent[surface]} answered 5xx`);
+      assert.deepEqual(failures.slice(0, 40), [], `${failures.length} of ${sent[surface]} answered 5xx or not as expected`);
     });
   }
 

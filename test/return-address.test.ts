@@ -1,11 +1,13 @@
-// Return addresses after sign-in, through the gateway in Chromium: identity's /auth/sign-in (`callbackURL`
-// and `next`) and the dashboard's /masuk (`next`) given addresses that leave the site once a browser
-// resolves them, and a mailed sign-in link whose callbackURL was changed. Every one ends on the site.
+// Return addresses after sign-in, through the gateway in Chromium: the dashboard's sign-in page /masuk,
+// opened directly and through the former address /auth/sign-in (which the gateway redirects to it, the
+// query kept), with `next` or `callbackURL` given addresses that leave the site once a browser resolves
+// them; and a mailed sign-in link whose callbackURL was changed. Every one ends on the site.
 // The whole table of attacks is the unit test of safeReturnPath (packages/contracts); a few go through
 // the browser here.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { DASHBOARD } from '@simrs/contracts/dashboard';
 import { testServerUrl } from '@simrs/platform/testing';
 import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
@@ -53,11 +55,15 @@ after(async () => {
   await Promise.all([redis?.stop(), smtp?.stop()]);
 });
 
+/** The doctor's start page: where the dashboard sends a person whose return address was refused. */
+const START_PAGE = '/pasien';
+
 /**
- * Opens `path` in a fresh context, signs in with the mailed code and answers where the browser ended.
+ * Opens `path` in a fresh context, checks it shows the sign-in page with `param` (if given) still carrying
+ * `value`, signs in with the mailed code and answers where the browser ended.
  * The other host answers from here (no DNS), so leaving the site shows as its URL, not as an error page.
  */
-async function signInFrom(path: string, signInPath: string): Promise<URL> {
+async function signInFrom(path: string, param?: string, value?: string): Promise<URL> {
   const context = await browser.newContext({ baseURL: stack.publicUrl });
   try {
     await context.route(
@@ -66,21 +72,25 @@ async function signInFrom(path: string, signInPath: string): Promise<URL> {
     );
     const page = await context.newPage();
     await page.goto(path);
+    const shown = new URL(page.url());
+    assert.equal(shown.pathname, DASHBOARD.signIn, `${path}: opened ${shown.href}`);
+    if (param) assert.equal(shown.searchParams.get(param), value, `${path}: the query was not kept (${shown.href})`);
     const since = smtp.messages.length;
     await page.fill('#email', USER);
     await page.click('#send-otp');
     const otp = otpFrom((await smtp.waitForMail(USER, since, isOtpMail)).text);
     await page.fill('#otp', otp);
     await page.click('#verify-otp');
-    const stillSigningIn = (url: URL) => url.origin === new URL(stack.publicUrl).origin && url.pathname === signInPath;
+    const site = new URL(stack.publicUrl).origin;
+    // The site root only sends a signed-in person on to their start page: not a place to end on.
+    const stillSigningIn = (url: URL) => url.origin === site && (url.pathname === DASHBOARD.signIn || url.pathname === '/');
     // Bounded: a page that refuses to move on is a failure reported below, not a 30 s timeout.
     await page.waitForURL((url) => !stillSigningIn(url), { timeout: 10_000 }).catch(() => {});
-    // A router may take one more step (the dashboard's start page): let it settle.
     await page.waitForLoadState('load');
     const landed = new URL(page.url());
     if (stillSigningIn(landed))
       assert.fail(
-        `${path}: still on the sign-in page after signing in (${await page
+        `${path}: still on ${landed.pathname} after signing in (${await page
           .locator('#status')
           .textContent({ timeout: 1000 })
           .catch(() => 'no status')})`,
@@ -96,36 +106,38 @@ function assertOnSite(url: URL, what: string): void {
   assert.doesNotMatch(url.pathname, /^\/[/\\]/, `${what}: ended on ${url.href}`);
 }
 
-const ATTACKS = ['/.//evil.example', '/..//evil.example/phish', '/%2F%2Fevil.example', '/%5Cevil.example'];
+const ATTACKS = ['/.//evil.example', '/..//evil.example/phish', '/%2F%2Fevil.example', '/%5Cevil.example', 'https://evil.example/'];
 
 describe('after signing in, a browser stays on the site', () => {
-  test("identity's sign-in page: callbackURL and next", async () => {
-    for (const [name, attack] of [
-      ['callbackURL', ATTACKS[0]],
-      ['next', ATTACKS[1]],
-      ['callbackURL', ATTACKS[2]],
-      ['next', ATTACKS[3]],
+  for (const page of ['/auth/sign-in', DASHBOARD.signIn]) {
+    test(`${page} with each attack in next and in callbackURL`, async () => {
+      for (const param of ['next', 'callbackURL']) {
+        for (const attack of ATTACKS) {
+          const what = `${page}?${param}=${attack}`;
+          const landed = await signInFrom(`${page}?${param}=${encodeURIComponent(attack)}`, param, attack);
+          assertOnSite(landed, what);
+          assert.equal(landed.pathname, START_PAGE, `${what}: the start page instead`);
+        }
+      }
+    });
+  }
+
+  test('next is read before callbackURL: a refused next is not made up for by callbackURL', async () => {
+    const path = `${DASHBOARD.signIn}?next=${encodeURIComponent(ATTACKS[0]!)}&callbackURL=${encodeURIComponent('/akun')}`;
+    const landed = await signInFrom(path, 'next', ATTACKS[0]);
+    assert.equal(landed.pathname, START_PAGE, `${path}: ended on ${landed.href}`);
+  });
+
+  test('a good return address is still followed, in next and in callbackURL, through either address', async () => {
+    for (const [path, expected] of [
+      [`/auth/sign-in?callbackURL=${encodeURIComponent('/akun?tab=x')}`, '/akun?tab=x'],
+      [`/auth/sign-in?next=${encodeURIComponent('/pasien?q=a')}`, '/pasien?q=a'],
+      [`${DASHBOARD.signIn}?next=${encodeURIComponent('/pasien?q=a')}`, '/pasien?q=a'],
+      [`${DASHBOARD.signIn}?callbackURL=${encodeURIComponent(`${stack.publicUrl}/akun?tab=x`)}`, '/akun?tab=x'],
     ] as const) {
-      const what = `/auth/sign-in?${name}=${attack}`;
-      const landed = await signInFrom(`/auth/sign-in?${name}=${encodeURIComponent(attack!)}`, '/auth/sign-in');
-      assertOnSite(landed, what);
-      assert.equal(landed.pathname, '/auth/account', `${what}: the account page instead`);
+      const landed = await signInFrom(path);
+      assert.equal(`${landed.pathname}${landed.search}`, expected, `${path}: ended on ${landed.href}`);
     }
-  });
-
-  test("the dashboard's sign-in page: next", async () => {
-    for (const attack of [ATTACKS[0], ATTACKS[1], ATTACKS[3], 'https://evil.example/']) {
-      const what = `/masuk?next=${attack}`;
-      const landed = await signInFrom(`/masuk?next=${encodeURIComponent(attack!)}`, '/masuk');
-      assertOnSite(landed, what);
-    }
-  });
-
-  test('a good return address is still followed', async () => {
-    const landed = await signInFrom(`/auth/sign-in?callbackURL=${encodeURIComponent('/auth/account?tab=x')}`, '/auth/sign-in');
-    assert.equal(`${landed.pathname}${landed.search}`, '/auth/account?tab=x');
-    const dashboard = await signInFrom(`/masuk?next=${encodeURIComponent('/pasien?q=a')}`, '/masuk');
-    assert.equal(`${dashboard.pathname}${dashboard.search}`, '/pasien?q=a');
   });
 });
 

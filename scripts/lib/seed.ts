@@ -1,5 +1,5 @@
-// Development data: the tenants, users and patients the README's walkthrough uses. Each service owns
-// its seed script (idempotent); this only runs them against the stack's databases.
+// Development data: the demo hospitals `npm start` seeds (their users are listed in docs/access.md).
+// Each service owns its seed script (idempotent); this only runs them against the stack's databases.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // place for every way a service starts: `npm start` (scripts/lib/stack.ts), the tests that start real
 // processes (`startService` in ./testing), the images (the Dockerfile's CMD and ENV, compared with
 // this module by test/chart.test.ts) and the chart (which sets none of these, so the image's apply;
-// test/chart.test.ts keeps it so). The measurements behind each choice are in the README's Benchmarks.
+// test/chart.test.ts keeps it so). The measurements behind each choice are in docs/benchmarks.md.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GC_FLAG } from './reclaim.ts';

@@ -8,6 +8,7 @@
 // twice (it crashed after the notifier's acknowledgement and before the delete), but the key is the
 // same, and the notifier stores one message per key; the notifier itself stores before it acknowledges.
 // A request whose mail could not be stored fails (MailNotAccepted) and nothing is sent.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
@@ -154,7 +155,13 @@ export function createOutbox(options: OutboxOptions): Outbox {
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> = Promise.resolve();
-  let again = false;
+  /**
+   * Which context each round runs in (and so which trace its spans join): a round a put asked for runs in
+   * that put's, a poll in the one the outbox was made in (no request's). Without this, a round asked for
+   * while another was in flight ran in that one's context, and every later poll in the first kicker's.
+   */
+  const inCreator = AsyncLocalStorage.snapshot();
+  let again: (<R>(fn: () => R) => R) | undefined;
 
   async function relay(): Promise<void> {
     timer = undefined;
@@ -165,16 +172,18 @@ export function createOutbox(options: OutboxOptions): Outbox {
       log.warn({ err: (err as Error).message }, 'outbox relay: database unavailable');
     }
     if (running && again) {
-      again = false;
-      return relay();
+      const inKicker = again;
+      again = undefined;
+      return inKicker(relay);
     }
-    if (running) timer = setTimeout(kick, pollMs);
+    if (running) timer = setTimeout(() => inCreator(kick), pollMs);
   }
 
   function kick(): void {
     if (!running) return;
     if (timer === undefined) {
-      again = true; // a relay is in flight: go round once more when it ends
+      // A relay is in flight: go round once more when it ends, in the context of the first put that asked.
+      again ??= AsyncLocalStorage.snapshot();
       return;
     }
     clearTimeout(timer);
