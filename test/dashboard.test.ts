@@ -453,6 +453,7 @@ describe('tenant administration', () => {
       const row = page.locator('#user-table tr[data-email="apoteker@rs-dash.test"]');
       await row.waitFor();
       assert.match((await row.textContent()) ?? '', /Apoteker Ani.*belum pernah masuk/s, 'invited, never signed in');
+      assert.equal(await row.locator('.last-sign-in').count(), 1, 'the last sign-in is said once');
 
       // Change the role: the confirmation names the person, the old and the new role.
       await row.locator('.role-select').selectOption('doctor');

@@ -179,10 +179,6 @@ function UserRow({
         <small className="last-sign-in">
           {u.lastSignInAt ? t('users.lastSignIn', { when: f.dateTime(u.lastSignInAt) }) : t('users.neverSignedIn')}
         </small>
-        <br />
-        <small className="last-sign-in">
-          {u.lastSignInAt ? t('users.lastSignIn', { when: f.dateTime(u.lastSignInAt) }) : t('users.neverSignedIn')}
-        </small>
       </td>
       <td data-label={t('users.actions')}>{self ? null : <ActiveToggle u={u} onPending={onPending} />}</td>
     </tr>

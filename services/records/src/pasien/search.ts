@@ -146,7 +146,7 @@ function conditionSql(p: (v: unknown) => string, c: Condition): string {
           return `(t.kunci = ${key} and t.posisi = 1 and p.nama = ${p(term)})`;
         }
         const { where } = prefixOf(p, term, 't.kunci');
-        // The last word of a name is its `family` (Indonesian names rarely have one; see fhir/README).
+        // The last word of a name is its `family` (Indonesian names rarely have one; see the FHIR mapping in the records README).
         const part = c.part === 'family' ? " and strpos(t.kunci, ' ') = 0" : c.part === 'given' ? " and strpos(t.kunci, ' ') > 0" : '';
         return `(${where}${part})`;
       });
