@@ -22,7 +22,7 @@ const V1: Record<string, string> = { read: 'rs', write: 'cud', '*': 'cruds' };
 export type SmartContext = 'patient' | 'user';
 
 /** The FHIR resource types a scope can name: patients, and their visits (Encounter). */
-export const SMART_RESOURCES = ['Patient', 'Encounter'] as const;
+export const SMART_RESOURCES = ['Patient', 'Encounter', 'Observation', 'Condition', 'AllergyIntolerance', 'DocumentReference'] as const;
 export type SmartResource = (typeof SMART_RESOURCES)[number];
 
 export interface SmartScope {

@@ -8,8 +8,8 @@ import type { TenantDb } from '../db/index.ts';
 import { NEEDS_RELATIONSHIP } from './permissions.ts';
 import type { Permission } from './permissions.ts';
 
-/** Whom the checked access is about: a patient, or a visit (then its patient). */
-export type ClinicalSubject = { pasienId: string } | { kunjunganId: string };
+/** Whom the checked access is about: a patient, a visit or a clinical entry (then its patient). */
+export type ClinicalSubject = { pasienId: string } | { kunjunganId: string } | { klinisId: string };
 
 export interface ClinicalAccess {
   pasienId: string;
@@ -22,6 +22,8 @@ const SUBJECT_SQL = {
            from records.pasien p where p.id = $2::uuid`,
   kunjungan: `select k.pasien_id::text as pasien_id, records.treatment_relationship($1, k.pasien_id) as rel, records.active_btg($1, k.pasien_id) as btg
               from records.kunjungan k where k.id = $2::uuid`,
+  klinis: `select e.pasien_id::text as pasien_id, records.treatment_relationship($1, e.pasien_id) as rel, records.active_btg($1, e.pasien_id) as btg
+           from records.klinis e where e.id = $2::uuid`,
 };
 
 /**
@@ -36,7 +38,11 @@ export async function needToKnow(
 ): Promise<ClinicalAccess | undefined> {
   if (!NEEDS_RELATIONSHIP[permission]) return undefined;
   const [sql, id, what] =
-    'pasienId' in subject ? [SUBJECT_SQL.pasien, subject.pasienId, 'patient'] : [SUBJECT_SQL.kunjungan, subject.kunjunganId, 'visit'];
+    'pasienId' in subject
+      ? [SUBJECT_SQL.pasien, subject.pasienId, 'patient']
+      : 'kunjunganId' in subject
+        ? [SUBJECT_SQL.kunjungan, subject.kunjunganId, 'visit']
+        : [SUBJECT_SQL.klinis, subject.klinisId, 'clinical entry'];
   const rows = await db.one<{ pasien_id: string; rel: boolean; btg: boolean }>(sql, [userId, id]);
   const row = rows[0];
   if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: `${what} not found` });

@@ -26,6 +26,19 @@ export const PERMISSIONS = [
   'clinical.read',
   'btg.open',
   'btg.list',
+  'vital.read',
+  'vital.record',
+  'vital.amend',
+  'diagnosis.read',
+  'diagnosis.record',
+  'diagnosis.amend',
+  'alergi.read',
+  'alergi.record',
+  'alergi.amend',
+  'catatan.read',
+  'catatan.record',
+  'catatan.amend',
+  'kode.search',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -48,7 +61,25 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
   'clinical.read': "read a patient's clinical history",
   'btg.open': 'break the glass: open a clinical record with a reason',
   'btg.list': 'list break-the-glass accesses',
+  'vital.read': "read a patient's vital signs",
+  'vital.record': 'record vital signs',
+  'vital.amend': 'correct a vital sign or mark it entered in error, with a reason',
+  'diagnosis.read': "read a patient's diagnoses",
+  'diagnosis.record': 'record a diagnosis',
+  'diagnosis.amend': 'correct a diagnosis or mark it entered in error, with a reason',
+  'alergi.read': "read a patient's allergies",
+  'alergi.record': 'record an allergy (or that the patient has none known)',
+  'alergi.amend': 'correct an allergy or mark it entered in error, with a reason',
+  'catatan.read': "read a visit's clinical note",
+  'catatan.record': "write the visit's clinical note (SOAP)",
+  'catatan.amend': 'correct a clinical note or mark it entered in error, with a reason',
+  'kode.search': 'look up diagnosis codes (ICD-10)',
 };
+
+/** The clinical kinds and the permissions of each: reading, recording, correcting. */
+export const CLINICAL_KINDS = ['vital', 'diagnosis', 'alergi', 'catatan'] as const;
+export type ClinicalKind = (typeof CLINICAL_KINDS)[number];
+const CLINICAL = CLINICAL_KINDS.flatMap((k) => [`${k}.read`, `${k}.record`, `${k}.amend`] as Permission[]);
 
 /**
  * Need-to-know: a permission marked here reaches a patient's clinical content only when the caller
@@ -59,12 +90,14 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
 export const NEEDS_RELATIONSHIP: Record<Permission, boolean> = Object.assign(
   Object.fromEntries(PERMISSIONS.map((p) => [p, false])) as Record<Permission, boolean>,
   { 'kunjungan.start': true, 'kunjungan.finish': true, 'clinical.read': true },
+  Object.fromEntries(CLINICAL.map((p) => [p, true])),
 );
 
 /**
- * The matrix. Least privilege: auditors read the audit trail and nothing clinical; nurses look
- * patients up; registration clerks and doctors maintain the record; archiving (the closest thing
- * to deletion, and easy to abuse) is for the hospital's administrator.
+ * The matrix. Least privilege: auditors read the audit trail and nothing clinical; registration
+ * clerks and administrators see visits but no clinical content; nurses record vital signs and
+ * allergies, doctors also diagnoses and the note, and both read the clinical history; archiving (the
+ * closest thing to deletion, and easy to abuse) is for the hospital's administrator.
  */
 export const GRANTS: Record<Role, readonly Permission[]> = {
   tenant_admin: [
@@ -91,8 +124,28 @@ export const GRANTS: Record<Role, readonly Permission[]> = {
     'kunjungan.finish',
     'clinical.read',
     'btg.open',
+    ...CLINICAL,
+    'kode.search',
   ],
-  nurse: ['pasien.list', 'pasien.read', 'poli.list', 'kunjungan.list', 'kunjungan.arrive', 'kunjungan.start', 'clinical.read', 'btg.open'],
+  nurse: [
+    'pasien.list',
+    'pasien.read',
+    'poli.list',
+    'kunjungan.list',
+    'kunjungan.arrive',
+    'kunjungan.start',
+    'clinical.read',
+    'btg.open',
+    'vital.read',
+    'vital.record',
+    'vital.amend',
+    'alergi.read',
+    'alergi.record',
+    'alergi.amend',
+    'diagnosis.read',
+    'catatan.read',
+    'kode.search',
+  ],
   registration_clerk: [
     'pasien.list',
     'pasien.read',
@@ -135,6 +188,27 @@ export const PROCEDURES = {
   'klinis.riwayat': { kind: 'query', permission: 'clinical.read' },
   'btg.open': { kind: 'mutation', permission: 'btg.open' },
   'btg.list': { kind: 'query', permission: 'btg.list' },
+  'vital.list': { kind: 'query', permission: 'vital.read' },
+  'vital.history': { kind: 'query', permission: 'vital.read' },
+  'vital.record': { kind: 'mutation', permission: 'vital.record' },
+  'vital.amend': { kind: 'mutation', permission: 'vital.amend' },
+  'vital.retract': { kind: 'mutation', permission: 'vital.amend' },
+  'diagnosis.list': { kind: 'query', permission: 'diagnosis.read' },
+  'diagnosis.history': { kind: 'query', permission: 'diagnosis.read' },
+  'diagnosis.record': { kind: 'mutation', permission: 'diagnosis.record' },
+  'diagnosis.amend': { kind: 'mutation', permission: 'diagnosis.amend' },
+  'diagnosis.retract': { kind: 'mutation', permission: 'diagnosis.amend' },
+  'alergi.list': { kind: 'query', permission: 'alergi.read' },
+  'alergi.history': { kind: 'query', permission: 'alergi.read' },
+  'alergi.record': { kind: 'mutation', permission: 'alergi.record' },
+  'alergi.amend': { kind: 'mutation', permission: 'alergi.amend' },
+  'alergi.retract': { kind: 'mutation', permission: 'alergi.amend' },
+  'catatan.list': { kind: 'query', permission: 'catatan.read' },
+  'catatan.history': { kind: 'query', permission: 'catatan.read' },
+  'catatan.record': { kind: 'mutation', permission: 'catatan.record' },
+  'catatan.amend': { kind: 'mutation', permission: 'catatan.amend' },
+  'catatan.retract': { kind: 'mutation', permission: 'catatan.amend' },
+  'kode.search': { kind: 'query', permission: 'kode.search' },
 } as const satisfies Record<string, { kind: ProcedureKind; permission: Permission }>;
 export type ProcedureName = keyof typeof PROCEDURES;
 
@@ -164,11 +238,34 @@ export const ACTION_FOR: Record<Permission, ApiAction> = {
   'clinical.read': 'read',
   'btg.open': 'create',
   'btg.list': 'audit.read',
+  'vital.read': 'read',
+  'vital.record': 'create',
+  'vital.amend': 'update',
+  'diagnosis.read': 'read',
+  'diagnosis.record': 'create',
+  'diagnosis.amend': 'update',
+  'alergi.read': 'read',
+  'alergi.record': 'create',
+  'alergi.amend': 'update',
+  'catatan.read': 'read',
+  'catatan.record': 'create',
+  'catatan.amend': 'update',
+  'kode.search': 'search',
+};
+
+/** The FHIR resource type each clinical kind is served as (and a SMART scope must name). */
+export const RESOURCE_OF_KIND: Record<ClinicalKind, SmartResource> = {
+  vital: 'Observation',
+  diagnosis: 'Condition',
+  alergi: 'AllergyIntolerance',
+  catatan: 'DocumentReference',
 };
 
 /** The FHIR resource type a SMART scope must name for a permission: visits are Encounters. */
 export function resourceOf(permission: Permission): SmartResource {
-  return permission.startsWith('kunjungan.') ? 'Encounter' : 'Patient';
+  if (permission.startsWith('kunjungan.')) return 'Encounter';
+  const kind = permission.split('.')[0] as ClinicalKind;
+  return (CLINICAL_KINDS as readonly string[]).includes(kind) ? RESOURCE_OF_KIND[kind] : 'Patient';
 }
 
 /**

@@ -19,6 +19,11 @@ export const AUDIT_ACTIONS = [
   'klinis.riwayat',
   'btg.open',
   'btg.list',
+  'klinis.read',
+  'klinis.record',
+  'klinis.amend',
+  'klinis.retract',
+  'kode.search',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

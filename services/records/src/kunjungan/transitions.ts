@@ -22,13 +22,13 @@ const TRANSITIONS = new Map<Transition, { to: Status; from: readonly Status[] }>
   ['cancel', { to: 'cancelled', from: ['planned', 'arrived'] }],
 ]);
 
-/**
- * A visit is finished only with a primary diagnosis. Diagnoses are not recorded yet, so this refuses
- * every finish today; the diagnoses' store answers it once it exists.
- */
-export async function requirePrimaryDiagnosis(_q: Querier, _kunjunganId: string): Promise<void> {
-  await Promise.resolve();
-  throw new TRPCError({ code: 'CONFLICT', message: 'a primary diagnosis is required to finish a visit' });
+/** A visit is finished only with a primary diagnosis in force (SATUSEHAT refuses an Encounter without one). */
+export async function requirePrimaryDiagnosis(q: Querier, kunjunganId: string): Promise<void> {
+  const [primary] = await q.query(
+    "select 1 from records.klinis where kunjungan_id = $1::uuid and jenis = 'diagnosis' and peran = 'primary' and not entered_in_error",
+    [kunjunganId],
+  );
+  if (!primary) throw new TRPCError({ code: 'CONFLICT', message: 'a primary diagnosis is required to finish a visit: record one first' });
 }
 
 export function transitionStore({ db, actor }: TenantScope) {

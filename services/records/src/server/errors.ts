@@ -23,6 +23,12 @@ export function badInput(fieldErrors: Record<string, string[]>): TRPCError {
   return new TRPCError({ code: 'BAD_REQUEST', message: cause.message, cause });
 }
 
+/** What a unique index's refusal means to the caller (two writers raced past the store's own check). */
+const UNIQUE_CLASHES = new Map([
+  ['klinis_one_primary', 'the visit already has a primary diagnosis: record this one as secondary, or correct the primary'],
+  ['klinis_one_note', 'the visit has a note: correct it (catatan.amend) instead'],
+]);
+
 /** The tRPC error for anything a data access call threw. */
 export function toTRPCError(err: unknown): TRPCError {
   if (err instanceof TRPCError) return err;
@@ -35,7 +41,8 @@ export function toTRPCError(err: unknown): TRPCError {
         cause: new FieldErrors({ nik: ['a patient with this NIK is already registered in this hospital'] }),
       });
     }
-    return new TRPCError({ code: 'CONFLICT', message: 'the record conflicts with an existing one', cause: err as Error });
+    const clash = UNIQUE_CLASHES.get(String(e.constraint));
+    return new TRPCError({ code: 'CONFLICT', message: clash ?? 'the record conflicts with an existing one', cause: err as Error });
   }
   if (typeof e.code === 'string' && /^22|^23/.test(e.code)) {
     // Data exceptions and constraint violations the schema let through: still the caller's input.

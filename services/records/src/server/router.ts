@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { auditRouter } from '../audit/index.ts';
 import { btgRouter } from '../btg/index.ts';
+import { alergiRouter, catatanRouter, diagnosisRouter, vitalRouter } from '../klinis/index.ts';
 import { klinisRouter, kunjunganRouter } from '../kunjungan/index.ts';
 import { pasienRouter } from '../pasien/index.ts';
 import { pengaturanRouter, poliRouter } from '../poli/index.ts';
@@ -34,6 +35,10 @@ export const appRouter = router({
   kunjungan: kunjunganRouter,
   klinis: klinisRouter,
   btg: btgRouter,
+  vital: vitalRouter,
+  diagnosis: diagnosisRouter,
+  alergi: alergiRouter,
+  catatan: catatanRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,11 @@
+// Clinical entries (vital signs, diagnoses, allergies, notes): procedures, store, and the checks of each kind.
+export { alergiPrepare, catatanPrepare, diagnosisPrepare, NO_KNOWN_ALLERGY, vitalsPrepare } from './kinds.ts';
+export { alergiRouter, catatanRouter, diagnosisRouter, vitalRouter } from './procedures.ts';
+export * from './schema.ts';
+export { klinisReads, versionToEntry } from './reads.ts';
+export { ENTRY_NOT_FOUND, SELECT_ENTRY, toEntry } from './rows.ts';
+export type { Row } from './rows.ts';
+export { klinisStore } from './store.ts';
+export type { Prepare, Target } from './store.ts';
+export { BLOOD_PRESSURE, checkMeasurement, flagOf, VITAL_SIGNS, vitalByKey, vitalByLoinc } from './vital.ts';
+export type { Flag, Measurement, VitalSign } from './vital.ts';

@@ -1,0 +1,184 @@
+// Clinical entries of every kind, made per request from the caller's tenant scope: record, correct
+// (a new version with a reason), mark entered-in-error (with a reason), read, list, and every version.
+// Nothing is deleted or changed in place without its reason (the table's trigger refuses it); every
+// read and write appends its audit row in the same statement or transaction.
+import { TRPCError } from '@trpc/server';
+import type { ClinicalKind } from '../access/index.ts';
+import { auditInsertFor } from '../audit/index.ts';
+import { params } from '../db/index.ts';
+import type { Querier } from '../db/index.ts';
+import { badInput, FieldErrors } from '../server/index.ts';
+import type { Actor, TenantScope } from '../server/index.ts';
+import { klinisReads } from './reads.ts';
+import { ENTRY_NOT_FOUND, SELECT_ENTRY, toEntry } from './rows.ts';
+import type { Row } from './rows.ts';
+import type { Entry, Prepared } from './schema.ts';
+
+/** The visit states a kind may be recorded in without an amendment reason. */
+const OPEN_FOR: Record<ClinicalKind, readonly string[]> = {
+  vital: ['arrived', 'in-progress'],
+  diagnosis: ['in-progress'],
+  catatan: ['in-progress'],
+  alergi: ['planned', 'arrived', 'in-progress'],
+};
+
+/** Where a new entry goes: a visit (then its patient), or a patient alone (allergies). */
+export interface Target {
+  kunjunganId?: string | undefined;
+  pasienId?: string | undefined;
+  waktu?: string | undefined;
+  /** The amendment reason a finished visit asks of a new entry. */
+  reason?: string | undefined;
+}
+
+/**
+ * The patient the target names, after the visit's state allows the kind: a planned visit takes no
+ * findings yet, a cancelled one none at all, a finished one only amendments (with their reason).
+ * The visit's row is share-locked, so it cannot be finished meanwhile.
+ */
+async function resolveTarget(q: Querier, kind: ClinicalKind, target: Target): Promise<string> {
+  if (!target.kunjunganId) {
+    const [p] = await q.query<{ status: string }>('select status from records.pasien where id = $1::uuid', [target.pasienId]);
+    if (!p) throw new TRPCError({ code: 'NOT_FOUND', message: 'patient not found' });
+    return target.pasienId!;
+  }
+  const [k] = await q.query<{ status: string; pasien_id: string }>(
+    'select status, pasien_id::text as pasien_id from records.kunjungan where id = $1::uuid for share',
+    [target.kunjunganId],
+  );
+  if (!k) throw new TRPCError({ code: 'NOT_FOUND', message: 'visit not found' });
+  if (target.pasienId !== undefined && target.pasienId !== k.pasien_id)
+    throw badInput({ kunjunganId: ['the visit is not this patient’s'] });
+  if (k.status === 'cancelled') throw new TRPCError({ code: 'CONFLICT', message: 'the visit was cancelled: it takes no clinical entries' });
+  if (k.status === 'finished' && !target.reason)
+    throw badInput({ reason: ['the visit is finished: an entry added now is an amendment, give its reason'] });
+  if (k.status !== 'finished' && !OPEN_FOR[kind]!.includes(k.status))
+    throw new TRPCError({
+      code: 'CONFLICT',
+      message: `a ${k.status} visit takes no ${kind} entries yet: check the patient in or start the visit first`,
+    });
+  return k.pasien_id;
+}
+
+/** The expected version, checked against the entry's, as the other stores do. */
+function checkVersion(current: number, expected: number | undefined): void {
+  if (expected === undefined || expected === current) return;
+  const message = `entry was changed meanwhile (version ${current}, expected ${expected})`;
+  throw new TRPCError({ code: 'CONFLICT', message, cause: new FieldErrors({ expectedVersion: [message] }) });
+}
+
+/** A kind's preparation: may look things up (diagnosis codes) in the writing transaction. */
+export type Prepare = (q: Querier, pasienId: string, current?: Row) => Promise<Prepared[]>;
+
+/** Locks one entry of `kind` for a change and checks it may still change. */
+async function lockEntry(q: Querier, kind: ClinicalKind, id: string, expectedVersion: number | undefined): Promise<Row> {
+  const [row] = await q.query<Row>(
+    `select ${SELECT_ENTRY}, k.status as visit_status from records.klinis e left join records.kunjungan k on k.id = e.kunjungan_id
+     where e.id = $1::uuid and e.jenis = $2 for update of e`,
+    [id, kind],
+  );
+  if (!row) throw ENTRY_NOT_FOUND();
+  if (row.entered_in_error === true)
+    throw new TRPCError({ code: 'CONFLICT', message: 'the entry is marked entered-in-error: record a new one instead' });
+  checkVersion(Number(row.version), expectedVersion);
+  return row;
+}
+
+/** Writes an entry's next version (`set` says what changes) with its audit row. */
+async function writeVersion(
+  q: Querier,
+  actor: Actor,
+  kind: ClinicalKind,
+  row: Row,
+  details: Record<string, string>,
+  set: (p: (v: unknown) => string) => string,
+): Promise<Entry> {
+  const { values, p } = params();
+  const action = details.change === 'amend' ? 'klinis.amend' : 'klinis.retract';
+  const sql = `with e as (
+      update records.klinis e set ${set(p)}, version = e.version + 1, updated_at = now(), updated_by = ${p(actor.userId)},
+             updated_role = ${p(actor.role)}
+      where e.id = ${p(row.id)}::uuid returning *),
+    audit as (${auditInsertFor(actor)(p, action, `array[${p(row.pasien_id)}::uuid]`, { ...details, jenis: kind, klinisId: String(row.id) })})
+    select ${SELECT_ENTRY} from e`;
+  const [written] = await q.query<Row>(sql, values);
+  return toEntry(written!);
+}
+
+export function klinisStore(scope: TenantScope) {
+  const { db, actor } = scope;
+  const auditInsert = auditInsertFor(actor);
+  const stamp = (p: (v: unknown) => string) => `${p(actor.userId)}, ${p(actor.role)}`;
+
+  return {
+    /** New entries of one kind, in one transaction with their audit row. */
+    async record(kind: ClinicalKind, target: Target, prepare: Prepare, extra: Record<string, string> = {}): Promise<Entry[]> {
+      return db.tx(async (q) => {
+        const pasienId = await resolveTarget(q, kind, target);
+        const prepared = await prepare(q, pasienId);
+        const { values, p } = params();
+        const sql = `with e as (
+            insert into records.klinis (jenis, pasien_id, kunjungan_id, kode, kategori, peran, isi, flag, waktu, alasan,
+                                        created_by, created_role, updated_by, updated_role)
+            select ${p(kind)}, ${p(pasienId)}::uuid, ${p(target.kunjunganId ?? null)}::uuid, x.kode, x.kategori, x.peran, x.isi, x.flag,
+                   coalesce(${p(target.waktu ?? null)}::timestamptz, now()), ${p(target.reason ?? null)}, ${stamp(p)}, ${stamp(p)}
+            from jsonb_to_recordset(${p(JSON.stringify(prepared))}::jsonb) as x(kode text, kategori text, peran text, isi jsonb, flag text)
+            returning *),
+          audit as (${auditInsert(p, 'klinis.record', `array[${p(pasienId)}::uuid]`, { ...extra, jenis: kind, kunjunganId: target.kunjunganId ?? '' })})
+          select ${SELECT_ENTRY} from e order by e.kode`;
+        return (await q.query<Row>(sql, values)).map(toEntry);
+      });
+    },
+
+    /** A correction: the entry's next version, with its reason. */
+    async amend(
+      kind: ClinicalKind,
+      id: string,
+      expectedVersion: number | undefined,
+      reason: string,
+      prepare: Prepare,
+      extra: Record<string, string> = {},
+    ): Promise<Entry> {
+      return db.tx(async (q) => {
+        const row = await lockEntry(q, kind, id, expectedVersion);
+        if (row.visit_status === 'cancelled')
+          throw new TRPCError({ code: 'CONFLICT', message: 'the visit was cancelled: its entries do not change' });
+        const [next] = await prepare(q, String(row.pasien_id), row);
+        if (!next) throw badInput({ _input: ['nothing to correct'] });
+        return writeVersion(
+          q,
+          actor,
+          kind,
+          row,
+          { ...extra, change: 'amend' },
+          (p) =>
+            `kode = ${p(next.kode)}, kategori = ${p(next.kategori)}, peran = ${p(next.peran ?? null)}, isi = ${p(JSON.stringify(next.isi))}::jsonb,
+           flag = ${p(next.flag ?? null)}, alasan = ${p(reason)}`,
+        );
+      });
+    },
+
+    /** Marks a wrong entry entered-in-error, with its reason: it stays, readable, and never changes again. */
+    async retract(
+      kind: ClinicalKind,
+      id: string,
+      expectedVersion: number | undefined,
+      reason: string,
+      extra: Record<string, string> = {},
+    ): Promise<Entry> {
+      return db.tx(async (q) => {
+        const row = await lockEntry(q, kind, id, expectedVersion);
+        return writeVersion(
+          q,
+          actor,
+          kind,
+          row,
+          { ...extra, change: 'entered-in-error' },
+          (p) => `entered_in_error = true, alasan = ${p(reason)}`,
+        );
+      });
+    },
+
+    ...klinisReads(scope),
+  };
+}
