@@ -6,3 +6,4 @@ export { CODE_PATTERN, CODE_SYSTEMS, CodeListError, HEADER, parseCodeList, readC
 export type { CodeRow, CodeSystem, LineProblem } from './parse.ts';
 export { DEFAULT_LIMIT, MAX_LIMIT, lookupCodes, searchCodes, searchTerms } from './search.ts';
 export type { CodeMatch, CodeReader } from './search.ts';
+export { kodeRouter } from './procedures.ts';
