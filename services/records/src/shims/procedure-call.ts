@@ -17,8 +17,8 @@
 // (range 2.114-6.491); paired per round 0.829 of it (median; interquartile 0.678-1.016), about 17 %.
 // Bisected, the change to callTRPCProcedure alone had cost +10 % (paired median, 40 rounds). The calls
 // alone, `pasien.list`'s four middlewares in a loop: 43 µs against 10 µs a call.
-// Measured with a scratch variant of bench/ab.ts that loads every stack at once (AB_MODE=records takes
-// turns, and on a machine this loaded one stack's turn and the next differ by up to a factor of two).
+// Measured with the stacks loaded at once, as `AB_MODE=records AB_AT_ONCE=1 AB_BASE_DIR=<tree> npx node
+// bench/ab.ts` does (in turns, on a machine this loaded, one turn and the next differed by up to 2x).
 // Upstream: none found (no tRPC issue or PR about the cost of its per-middleware option copies or its
 // spread helper; the package's build target decides the helper).
 // Upgrade test: procedure-call.upgrade.test.ts (this call against callTRPCProcedure, result by result,
