@@ -23,6 +23,8 @@ const Consent = lazy(() => import('./pages/Consent.tsx'));
 const AdminUsers = lazy(() => import('./pages/AdminUsers.tsx'));
 const AdminIntegrations = lazy(() => import('./pages/AdminIntegrations.tsx'));
 const AdminDevices = lazy(() => import('./pages/AdminDevices.tsx'));
+// The clinic's day: clinical pages load on demand, so the first load stays within its budget.
+const Worklist = lazy(() => import('./pages/Worklist.tsx'));
 
 function Home() {
   return <Navigate to={homeFor(useUser().role)} replace />;
@@ -52,6 +54,7 @@ const PAGES: PageRoute[] = [
   { path: 'pasien/baru', page: PatientCreate, capability: 'pasien.create' },
   { path: 'pasien/:id', page: PatientPage, capability: 'pasien.read' },
   { path: 'pasien/:id/ubah', page: PatientEdit, capability: 'pasien.update' },
+  { path: 'antrean', page: Worklist, capability: 'kunjungan.start' },
   { path: 'audit', page: AuditLog, capability: 'audit.read' },
   { path: 'akun', page: Account },
   { path: 'perangkat', page: Device },

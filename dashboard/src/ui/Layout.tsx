@@ -15,6 +15,7 @@ export function Layout() {
   // The hospital by name (the session only carries its id); a hospital's name does not change often.
   const me = useQuery({ queryKey: ['identity', 'me'], queryFn: identity.me, staleTime: 10 * 60_000 });
   const links = [
+    useCan('kunjungan.start') && { to: '/antrean', label: t('nav.worklist') },
     useCan('pasien.list') && { to: '/pasien', label: t('nav.patients') },
     useCan('audit.read') && { to: '/audit', label: t('nav.audit') },
     useCan('tenant.admin') && { to: '/admin/pengguna', label: t('nav.users') },
