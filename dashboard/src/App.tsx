@@ -25,6 +25,7 @@ const AdminIntegrations = lazy(() => import('./pages/AdminIntegrations.tsx'));
 const AdminDevices = lazy(() => import('./pages/AdminDevices.tsx'));
 // The clinic's day: clinical pages load on demand, so the first load stays within its budget.
 const Worklist = lazy(() => import('./pages/Worklist.tsx'));
+const VisitPage = lazy(() => import('./pages/VisitPage.tsx'));
 
 function Home() {
   return <Navigate to={homeFor(useUser().role)} replace />;
@@ -55,6 +56,7 @@ const PAGES: PageRoute[] = [
   { path: 'pasien/:id', page: PatientPage, capability: 'pasien.read' },
   { path: 'pasien/:id/ubah', page: PatientEdit, capability: 'pasien.update' },
   { path: 'antrean', page: Worklist, capability: 'kunjungan.start' },
+  { path: 'kunjungan/:id', page: VisitPage, capability: 'clinical.read' },
   { path: 'audit', page: AuditLog, capability: 'audit.read' },
   { path: 'akun', page: Account },
   { path: 'perangkat', page: Device },
