@@ -26,6 +26,7 @@ const AdminDevices = lazy(() => import('./pages/AdminDevices.tsx'));
 // The clinic's day: clinical pages load on demand, so the first load stays within its budget.
 const Worklist = lazy(() => import('./pages/Worklist.tsx'));
 const VisitPage = lazy(() => import('./pages/VisitPage.tsx'));
+const FrontDesk = lazy(() => import('./pages/FrontDesk.tsx'));
 
 function Home() {
   return <Navigate to={homeFor(useUser().role)} replace />;
@@ -57,6 +58,7 @@ const PAGES: PageRoute[] = [
   { path: 'pasien/:id/ubah', page: PatientEdit, capability: 'pasien.update' },
   { path: 'antrean', page: Worklist, capability: 'kunjungan.start' },
   { path: 'kunjungan/:id', page: VisitPage, capability: 'clinical.read' },
+  { path: 'pendaftaran', page: FrontDesk, capability: 'kunjungan.register' },
   { path: 'audit', page: AuditLog, capability: 'audit.read' },
   { path: 'akun', page: Account },
   { path: 'perangkat', page: Device },

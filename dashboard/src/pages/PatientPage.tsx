@@ -10,6 +10,7 @@ import { ageOn, useFormat } from '../lib/format.ts';
 import { useCan } from '../lib/session.tsx';
 import { cursorPages, useTRPC, useTRPCClient } from '../lib/trpc.ts';
 import { AuditTable } from '../ui/AuditTable.tsx';
+import { RegisterVisit } from '../ui/RegisterVisit.tsx';
 import { ConfirmDialog, Loading, PageTitle, Status } from '../ui/kit.tsx';
 import { FIELD_NAMES } from './patientFields.ts';
 import type { Pasien } from './patientFields.ts';
@@ -31,6 +32,7 @@ function Patient({ p, notice }: { p: Pasien; notice: string | undefined }) {
   const canEdit = useCan('pasien.update') && p.status === 'active';
   const canArchive = useCan('pasien.archive') && p.status === 'active';
   const canAudit = useCan('audit.read');
+  const canRegisterVisit = useCan('kunjungan.register') && p.status === 'active';
   const [confirming, setConfirming] = useState(false);
   const [message, setMessage] = useState(notice);
 
@@ -69,6 +71,7 @@ function Patient({ p, notice }: { p: Pasien; notice: string | undefined }) {
       {p.status === 'archived' ? (
         <p className="notice">{t('patient.archivedOn', { when: f.dateTime(p.archivedAt), reason: p.archiveReason ?? '—' })}</p>
       ) : null}
+      {canRegisterVisit ? <RegisterVisit pasienId={p.id} /> : null}
       <PatientRecord p={p} />
       {canAudit ? <AccessHistory pasienId={p.id} /> : null}
       <ArchiveDialog

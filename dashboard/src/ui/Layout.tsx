@@ -16,6 +16,7 @@ export function Layout() {
   const me = useQuery({ queryKey: ['identity', 'me'], queryFn: identity.me, staleTime: 10 * 60_000 });
   const links = [
     useCan('kunjungan.start') && { to: '/antrean', label: t('nav.worklist') },
+    useCan('kunjungan.register') && { to: '/pendaftaran', label: t('nav.frontDesk') },
     useCan('pasien.list') && { to: '/pasien', label: t('nav.patients') },
     useCan('audit.read') && { to: '/audit', label: t('nav.audit') },
     useCan('tenant.admin') && { to: '/admin/pengguna', label: t('nav.users') },
