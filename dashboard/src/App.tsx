@@ -26,6 +26,7 @@ const AdminDevices = lazy(() => import('./pages/AdminDevices.tsx'));
 // The clinic's day: clinical pages load on demand, so the first load stays within its budget.
 const Worklist = lazy(() => import('./pages/Worklist.tsx'));
 const VisitPage = lazy(() => import('./pages/VisitPage.tsx'));
+const ClinicalRecord = lazy(() => import('./pages/ClinicalRecord.tsx'));
 const FrontDesk = lazy(() => import('./pages/FrontDesk.tsx'));
 
 function Home() {
@@ -56,6 +57,7 @@ const PAGES: PageRoute[] = [
   { path: 'pasien/baru', page: PatientCreate, capability: 'pasien.create' },
   { path: 'pasien/:id', page: PatientPage, capability: 'pasien.read' },
   { path: 'pasien/:id/ubah', page: PatientEdit, capability: 'pasien.update' },
+  { path: 'pasien/:id/klinis', page: ClinicalRecord, capability: 'clinical.read' },
   { path: 'antrean', page: Worklist, capability: 'kunjungan.start' },
   { path: 'kunjungan/:id', page: VisitPage, capability: 'clinical.read' },
   { path: 'pendaftaran', page: FrontDesk, capability: 'kunjungan.register' },

@@ -33,6 +33,7 @@ function Patient({ p, notice }: { p: Pasien; notice: string | undefined }) {
   const canArchive = useCan('pasien.archive') && p.status === 'active';
   const canAudit = useCan('audit.read');
   const canRegisterVisit = useCan('kunjungan.register') && p.status === 'active';
+  const canClinical = useCan('clinical.read');
   const [confirming, setConfirming] = useState(false);
   const [message, setMessage] = useState(notice);
 
@@ -47,6 +48,11 @@ function Patient({ p, notice }: { p: Pasien; notice: string | undefined }) {
           {canEdit ? (
             <Link className="button" id="edit-patient" to={`/pasien/${p.id}/ubah`}>
               {t('patient.edit')}
+            </Link>
+          ) : null}
+          {canClinical ? (
+            <Link className="button" id="clinical-record" to={`/pasien/${p.id}/klinis`}>
+              {t('clinic.record.open')}
             </Link>
           ) : null}
           {canArchive ? (
