@@ -28,6 +28,7 @@ const Worklist = lazy(() => import('./pages/Worklist.tsx'));
 const VisitPage = lazy(() => import('./pages/VisitPage.tsx'));
 const ClinicalRecord = lazy(() => import('./pages/ClinicalRecord.tsx'));
 const FrontDesk = lazy(() => import('./pages/FrontDesk.tsx'));
+const AdminClinics = lazy(() => import('./pages/AdminClinics.tsx'));
 
 function Home() {
   return <Navigate to={homeFor(useUser().role)} replace />;
@@ -61,6 +62,7 @@ const PAGES: PageRoute[] = [
   { path: 'antrean', page: Worklist, capability: 'kunjungan.start' },
   { path: 'kunjungan/:id', page: VisitPage, capability: 'clinical.read' },
   { path: 'pendaftaran', page: FrontDesk, capability: 'kunjungan.register' },
+  { path: 'admin/poli', page: AdminClinics, capability: 'poli.manage' },
   { path: 'audit', page: AuditLog, capability: 'audit.read' },
   { path: 'akun', page: Account },
   { path: 'perangkat', page: Device },

@@ -20,6 +20,7 @@ export function Layout() {
     useCan('pasien.list') && { to: '/pasien', label: t('nav.patients') },
     useCan('audit.read') && { to: '/audit', label: t('nav.audit') },
     useCan('tenant.admin') && { to: '/admin/pengguna', label: t('nav.users') },
+    useCan('poli.manage') && { to: '/admin/poli', label: t('nav.clinics') },
     useCan('tenant.admin') && { to: '/admin/integrasi', label: t('nav.integrations') },
     useCan('tenant.admin') && { to: '/admin/perangkat', label: t('nav.deviceRequests') },
     { to: '/akun', label: t('nav.account') },
