@@ -16,7 +16,7 @@ export function AccessSettings() {
     <section aria-labelledby="settings-title" id="access-settings">
       <h2 id="settings-title">{t('clinic.settings.title')}</h2>
       {settings.isPending ? <Loading /> : null}
-      {settings.data ? <SettingsForm key={JSON.stringify(settings.data)} initial={settings.data} /> : null}
+      {settings.data ? <SettingsForm initial={settings.data} /> : null}
     </section>
   );
 }
