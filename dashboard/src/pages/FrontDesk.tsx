@@ -61,7 +61,10 @@ export default function FrontDesk() {
                 <td data-label={t('clinic.desk.state')}>
                   <span className={`state state-${v.status}`}>{t(`clinic.status.${v.status}`)}</span>
                   {v.status === 'planned' || v.status === 'arrived' ? (
-                    <span className="muted"> · {t('clinic.worklist.waiting', { minutes: waitingMinutes(v) })}</span>
+                    <span className="muted">
+                      {' '}
+                      · {t('clinic.worklist.waiting', { count: waitingMinutes(v), minutes: waitingMinutes(v) })}
+                    </span>
                   ) : null}
                   {v.cancelReason ? <span className="muted"> · {v.cancelReason}</span> : null}
                 </td>

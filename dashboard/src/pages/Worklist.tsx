@@ -88,7 +88,8 @@ function WorklistRow({ v, onArrive }: { v: Visit; onArrive: (() => void) | undef
   const active = v.status !== 'cancelled' && v.status !== 'finished';
   return (
     <li className={`worklist-row state-${v.status}`} data-visit={v.id} data-status={v.status}>
-      <span className="queue-no" aria-label={t('clinic.queue.number')}>
+      <span className="queue-no">
+        <span className="visually-hidden">{t('clinic.queue.number')} </span>
         {v.noAntrean}
       </span>
       <span className="row-who">
@@ -98,7 +99,9 @@ function WorklistRow({ v, onArrive }: { v: Visit; onArrive: (() => void) | undef
         <span className="muted mono"> {v.noRm}</span>
       </span>
       <span className={`state state-${v.status}`}>{t(`clinic.status.${v.status}`)}</span>
-      <span className="waiting">{active ? t('clinic.worklist.waiting', { minutes: waitingMinutes(v) }) : ''}</span>
+      <span className="waiting">
+        {active ? t('clinic.worklist.waiting', { count: waitingMinutes(v), minutes: waitingMinutes(v) }) : ''}
+      </span>
       {active ? <Flags v={v} /> : <span />}
       {onArrive && v.status === 'planned' ? (
         <button type="button" className="secondary arrive" onClick={onArrive}>
