@@ -45,7 +45,7 @@ describe('need-to-know', () => {
     const pasienId = await patient();
     assert.match(assertEnvelope(await history(pasienId, doctor), 403, 'FORBIDDEN').message, /no treatment relationship/);
     const visit = await visitOf(pasienId);
-    assert.equal(dataOf<unknown[]>(await history(pasienId, doctor)).length, 1);
+    assert.equal(dataOf<{ items: unknown[] }>(await history(pasienId, doctor)).items.length, 1);
     assertEnvelope(await history(pasienId, stranger), 403, 'FORBIDDEN');
     const rows = await auditRows('klinis.riwayat');
     assert.deepEqual(
