@@ -122,6 +122,14 @@ describe('clinical entries', () => {
         doctor,
       ),
     );
+    // The finished visit keeps its primary diagnosis: corrected, never demoted or withdrawn.
+    const keep = { id: primary.id, expectedVersion: 1, reason: 'Diagnosis utama salah' };
+    assert.match(
+      assertEnvelope(await r.mutate('diagnosis.amend', { ...keep, code: 'J06.9', rank: 'secondary' }, doctor), 409, 'CONFLICT').message,
+      /keeps a primary diagnosis/,
+    );
+    assertEnvelope(await r.mutate('diagnosis.retract', keep, doctor), 409, 'CONFLICT');
+    assert.equal(dataOf<Entry>(await r.mutate('diagnosis.amend', { ...keep, code: 'I10', rank: 'primary' }, doctor)).kode, 'I10');
   });
 
   test('amendments are new versions with a reason; stale versions refused; entered-in-error stays readable', async () => {
