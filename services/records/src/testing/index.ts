@@ -1,43 +1,22 @@
 // Test support for the database-backed tests: a throwaway database, the real records process
 // connected as the application role, principals signed like the gateway signs them, and small
-// tRPC/REST/FHIR callers (FHIR bodies checked against the R4 definitions). Not imported by production code.
+// tRPC/REST/FHIR callers (FHIR bodies checked against the R4 definitions); the clinical fixtures are
+// klinis.ts's. Not imported by production code.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { signPrincipal } from '@simrs/contracts/principal';
-import type { Principal } from '@simrs/contracts/principal';
 import { SESSION_SCOPES } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
 import { assertValidFhir } from '@simrs/platform/testing/fhir-validation';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
-import type { ServiceProcess } from '@simrs/platform/testing';
-import { makeNik } from '../pasien/index.ts';
+import { newPasien } from './base.ts';
+import type { RecordsUnderTest, Reply } from './base.ts';
 
-export interface Reply<T = unknown> {
-  status: number;
-  body: T;
-  headers: Headers;
-}
-
-export interface RecordsUnderTest {
-  url: string;
-  ownerUrl: string;
-  appUrl: string;
-  secret: string;
-  prefix: string;
-  proc: ServiceProcess;
-  /** Owner connection for assertions (superuser in tests: bypasses RLS). */
-  owner: pg.Client;
-  principal(tenantId: string, role: Role | string, overrides?: Partial<Principal>): Promise<string>;
-  query<T = unknown>(path: string, input: unknown, principal?: string, headers?: Record<string, string>): Promise<Reply<T>>;
-  mutate<T = unknown>(path: string, input: unknown, principal?: string, headers?: Record<string, string>): Promise<Reply<T>>;
-  rest<T = unknown>(
-    method: string,
-    path: string,
-    opts?: { body?: unknown; raw?: string; principal?: string; headers?: Record<string, string> },
-  ): Promise<Reply<T>>;
-  stop(): Promise<void>;
-}
+export { dataOf, newPasien } from './base.ts';
+export type { RecordsUnderTest, Reply } from './base.ts';
+export { BP, chart, clinicalCalls, clinicalInput, KINDS, loadCodes, restCaller } from './klinis.ts';
+export type { Chart, Kind } from './klinis.ts';
 
 export function appUrlFor(ownerUrl: string): string {
   const url = new URL(ownerUrl);
@@ -134,28 +113,6 @@ export async function startRecords(label: string, env: Record<string, string> = 
   };
 }
 
-let serial = 0;
-/** A valid registration for a patient; `n` varies the NIK and name. */
-export function newPasien(n = ++serial, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const female = n % 2 === 0;
-  const tanggalLahir = `19${String(50 + (n % 49)).padStart(2, '0')}-${String(1 + (n % 12)).padStart(2, '0')}-${String(1 + (n % 28)).padStart(2, '0')}`;
-  const jenisKelamin = female ? 'P' : 'L';
-  return {
-    nik: makeNik({ province: '32', regency: 73, district: 1 + (n % 30), tanggalLahir, jenisKelamin, serial: 1 + (n % 9999) }),
-    nama: female
-      ? `Siti Test ${['Aminah', 'Rahayu', 'Lestari', 'Wulandari'][n % 4]}`
-      : `Budi Test ${['Santoso', 'Prasetyo', 'Hidayat', 'Saputra'][n % 4]}`,
-    tempatLahir: 'Bandung',
-    tanggalLahir,
-    jenisKelamin,
-    alamat: `Jl. Merdeka No. ${n}`,
-    kotaKabupaten: 'Kota Bandung',
-    provinsi: 'Jawa Barat',
-    telepon: '0812-3456-7890',
-    ...overrides,
-  };
-}
-
 /** Rows of a table as the owner sees them (all tenants). */
 export async function countRows(owner: pg.Client, table: string, where = 'true', values: unknown[] = []): Promise<number> {
   const { rows } = await owner.query<{ n: number }>(`select count(*)::int as n from ${table} where ${where}`, values);
@@ -188,14 +145,6 @@ export function assertEnvelope(reply: Reply, status: number, code?: string): Env
   }
   if (code && e.data.code !== code) throw new Error(`expected ${code}, got ${e.data.code}: ${shown}`);
   return e;
-}
-
-/** tRPC success data. */
-export function dataOf<T = Record<string, unknown>>(reply: Reply): T {
-  const body = reply.body as { result?: { data: T } };
-  if (reply.status !== 200 || !body.result)
-    throw new Error(`expected 200 with result, got ${reply.status}: ${JSON.stringify(reply.body).slice(0, 400)}`);
-  return body.result.data;
 }
 
 // ---- FHIR --------------------------------------------------------------------------------------
