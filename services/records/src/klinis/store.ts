@@ -40,15 +40,20 @@ async function resolveTarget(q: Querier, kind: ClinicalKind, target: Target): Pr
   if (!target.kunjunganId) {
     const [p] = await q.query<{ status: string }>('select status from records.pasien where id = $1::uuid', [target.pasienId]);
     if (!p) throw new TRPCError({ code: 'NOT_FOUND', message: 'patient not found' });
+    if (p.status !== 'active')
+      throw new TRPCError({ code: 'CONFLICT', message: 'the patient is archived: an archived record takes no new entries' });
     return target.pasienId!;
   }
-  const [k] = await q.query<{ status: string; pasien_id: string }>(
-    'select status, pasien_id::text as pasien_id from records.kunjungan where id = $1::uuid for share',
+  const [k] = await q.query<{ status: string; pasien_id: string; pasien_status: string }>(
+    `select k.status, k.pasien_id::text as pasien_id, p.status as pasien_status from records.kunjungan k
+     join records.pasien p on p.id = k.pasien_id where k.id = $1::uuid for share of k`,
     [target.kunjunganId],
   );
   if (!k) throw new TRPCError({ code: 'NOT_FOUND', message: 'visit not found' });
   if (target.pasienId !== undefined && target.pasienId !== k.pasien_id)
     throw badInput({ kunjunganId: ['the visit is not this patient’s'] });
+  if (k.pasien_status !== 'active')
+    throw new TRPCError({ code: 'CONFLICT', message: 'the patient is archived: an archived record takes no new entries' });
   if (k.status === 'cancelled') throw new TRPCError({ code: 'CONFLICT', message: 'the visit was cancelled: it takes no clinical entries' });
   if (k.status === 'finished' && !target.reason)
     throw badInput({ reason: ['the visit is finished: an entry added now is an amendment, give its reason'] });

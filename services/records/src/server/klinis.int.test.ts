@@ -214,6 +214,13 @@ describe('clinical entries', () => {
     dataOf(await r.mutate('catatan.record', { kunjunganId: visit, assessment: 'ISPA' }, doctor));
     assertEnvelope(await r.mutate('catatan.record', { kunjunganId: visit, assessment: 'ISPA lagi' }, doctor), 409, 'CONFLICT');
     assertEnvelope(await r.mutate('catatan.record', { kunjunganId: visit, assessment: 'x' }, nurse), 403, 'FORBIDDEN');
+    dataOf(await r.mutate('pasien.archive', { id: pasienId, reason: 'duplicate registration' }, admin));
+    const archived = assertEnvelope(
+      await r.mutate('vital.record', { kunjunganId: visit, measurements: BP(120, 80) }, nurse),
+      409,
+      'CONFLICT',
+    );
+    assert.match(archived.message, /archived/);
     const audit = await r.owner.query<{ action: string; n: number }>(
       "select action, count(*)::int as n from records.audit_log where action like 'klinis.%' group by action order by action",
     );

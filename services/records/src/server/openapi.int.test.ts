@@ -56,6 +56,7 @@ describe('integration interface', () => {
         'GET /btg btg-list',
         'GET /health healthCheck',
         'GET /klinis/{pasienId}/riwayat klinis-riwayat',
+        'GET /kode/icd-10 kode-search',
         'GET /kunjungan kunjungan-list',
         'GET /kunjungan/{id} kunjungan-get',
         'GET /pasien pasien-list',

@@ -99,6 +99,8 @@ describe('RBAC and scopes', () => {
         return { pasienId: (await visit('planned')).pasienId };
       case 'btg.open':
         return { pasienId: await fresh(), reason: 'emergency consultation in the ward' };
+      case 'kode.search':
+        return { q: 'j06' };
       default:
         return clinicalInputFor(name);
     }
