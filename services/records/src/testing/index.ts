@@ -250,3 +250,5 @@ export function patientFor(n: number, overrides: Record<string, unknown> = {}): 
     extension: [{ url: BIRTH_PLACE, valueAddress: { city: p.tempatLahir } }],
   };
 }
+
+export * from './klinis.ts';
