@@ -12,6 +12,7 @@ import { searchEntries } from './clinical-search.ts';
 import { createEntry, updateEntry } from './clinical-write.ts';
 import type { Interaction } from './context.ts';
 import { readEncounter, searchEncounter } from './encounter-interactions.ts';
+import { everything } from './everything.ts';
 import { create, history, read, remove, update, vread } from './interactions.ts';
 import { FIELD_PATHS } from './mapping.ts';
 import { FhirError, sendOutcome } from './outcome.ts';
@@ -34,6 +35,7 @@ const ROUTES: Route[] = [
   { method: 'DELETE', path: '/Patient/{id}', handler: remove },
   { method: 'GET', path: '/Patient/{id}/_history', handler: history },
   { method: 'GET', path: '/Patient/{id}/_history/{vid}', handler: vread },
+  { method: 'GET', path: '/Patient/{id}/$everything', handler: everything },
   { method: 'GET', path: '/Encounter', handler: searchEncounter },
   { method: 'GET', path: '/Encounter/{id}', handler: readEncounter },
   ...(Object.keys(FHIR_TYPE) as ServedKind[]).flatMap((kind): Route[] => {
