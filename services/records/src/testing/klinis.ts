@@ -1,8 +1,8 @@
 // Test support for the clinical FHIR tests: a records process with a clinic, its clinicians (a doctor
 // and a nurse assigned, a doctor who is not), two ICD-10 codes, started visits, and the resources an
 // integrator writes. Not imported by production code.
-import type { Json, RecordsUnderTest } from './index.ts';
-import { dataOf, newPasien, startRecords } from './index.ts';
+import type { Json, RecordsUnderTest } from './records.ts';
+import { dataOf, newPasien, startRecords } from './records.ts';
 
 export interface ClinicalWorld {
   r: RecordsUnderTest;
