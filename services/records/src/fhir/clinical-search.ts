@@ -15,7 +15,7 @@ import { kategoriOf, mappingContext } from './clinical-read.ts';
 import { clinicalGuard, needToKnowFor, preferOf, via } from './context.ts';
 import type { Interaction } from './context.ts';
 import { FhirError, operationOutcome } from './outcome.ts';
-import { sendResource } from './wire.ts';
+import { readForm, sendResource } from './wire.ts';
 
 /** Need-to-know for every patient and visit the search names; a launch patient's scope names its patient. */
 async function guardSearch(ix: Interaction, kind: ServedKind, parsed: ParsedClinical): Promise<void> {
@@ -56,7 +56,9 @@ async function reachable(ix: Interaction, permission: Permission, subject: Clini
 }
 
 export async function searchEntries(ix: Interaction, kind: ServedKind): Promise<void> {
-  const parsed = parseClinicalSearch(kind, ix.query, preferOf(ix.req).strict);
+  const query = new URLSearchParams(ix.query);
+  if (ix.req.method === 'POST') for (const [k, v] of await readForm(ix.req, ix.maxBodyBytes)) query.append(k, v);
+  const parsed = parseClinicalSearch(kind, query, preferOf(ix.req).strict);
   await guardSearch(ix, kind, parsed);
   const tenantId = ix.scope.db.tenantId;
   let after: [string, string] | undefined;

@@ -186,8 +186,16 @@ export async function updateEntry(ix: Interaction, kind: ServedKind): Promise<vo
     throw new FhirError(400, 'invalid', 'whom an entry is about never changes', {
       expression: [`${type}.${kind === 'alergi' ? 'patient' : 'subject'}`],
     });
-  if (only.kategori && !only.kategori.includes(kategoriWritten(input)))
-    throw new FhirError(403, 'forbidden', `this credential's scope does not reach this ${type}'s category`);
+  if (only.kategori) {
+    if (!only.kategori.includes(kategoriWritten(input)))
+      throw new FhirError(403, 'forbidden', `this credential's scope does not reach this ${type}'s category`);
+    // The entry as it is must be within the scope's categories too (a read, audited as such): else it is not found.
+    await klinisStore(ix.scope)
+      .get(kind, id, via('update'), only)
+      .catch((err: unknown) => {
+        throw (err as { code?: string }).code === 'NOT_FOUND' ? notFoundOf(kind) : err;
+      });
+  }
   const stale = ifMatch !== undefined ? 412 : 409;
   const store = klinisStore(ix.scope);
   const written = input.enteredInError

@@ -42,6 +42,7 @@ const ROUTES: Route[] = [
     const type = FHIR_TYPE[kind];
     return [
       { method: 'GET', path: `/${type}`, handler: (ix) => searchEntries(ix, kind) },
+      { method: 'POST', path: `/${type}/_search`, handler: (ix) => searchEntries(ix, kind) },
       { method: 'POST', path: `/${type}`, handler: (ix) => createEntry(ix, kind) },
       { method: 'GET', path: `/${type}/{id}`, handler: (ix) => readEntry(ix, kind) },
       { method: 'PUT', path: `/${type}/{id}`, handler: (ix) => updateEntry(ix, kind) },

@@ -114,6 +114,39 @@ describe('FHIR clinical resources: scopes, roles, need-to-know, tenants', () => 
     });
     assertOutcome(await fhirCall(w.r, 'GET', `/Observation/${made.Observation}`, { principal: lab }), 404, 'not-found');
     assert.deepEqual(matchIds((await fhirCall(w.r, 'GET', `/Observation?patient=${pasienId}`, { principal: lab })).body), []);
+    // A food-only writer can neither turn a medication allergy into food nor correct it.
+    const foodWriter = await w.r.principal('rs-demo', 'nurse', {
+      userId: 'ns-sri',
+      scopes: ['user/AllergyIntolerance.cruds?category=food'],
+    });
+    const medication = (await fhirCall(w.r, 'GET', `/AllergyIntolerance/${made.AllergyIntolerance}`, { principal: w.nurse })).body;
+    const asFood = {
+      ...medication,
+      category: ['food'],
+      extension: [{ url: 'https://simrs.id/fhir/StructureDefinition/amendment-reason', valueString: 'kategori keliru' }],
+    };
+    const put = await fhirCall(w.r, 'PUT', `/AllergyIntolerance/${made.AllergyIntolerance}`, {
+      principal: foodWriter,
+      body: asFood,
+      headers: { 'if-match': `W/"${medication.meta.versionId}"` },
+    });
+    assertOutcome(put, 404, 'not-found');
+    assertOutcome(
+      await fhirCall(w.r, 'POST', '/AllergyIntolerance', { principal: foodWriter, body: bodyFor('AllergyIntolerance') }),
+      403,
+      'forbidden',
+    );
+  });
+
+  test('POST _search with a form body answers as GET', async () => {
+    const res = await fetch(`${w.r.url}${w.r.prefix}/fhir/Observation/_search`, {
+      method: 'POST',
+      headers: { 'x-simrs-principal': w.doctor, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ patient: pasienId, code: '85354-9' }).toString(),
+    });
+    assert.equal(res.status, 200);
+    const bundle = assertValidFhir((await res.json()) as Json, 'POST _search');
+    assert.deepEqual(matchIds(bundle), [made.Observation]);
   });
 
   test('a patient/ scope reaches its launch patient only', async () => {
