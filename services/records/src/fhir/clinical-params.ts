@@ -58,7 +58,12 @@ export const CLINICAL_PARAMS: Record<ServedKind, ParamDoc[]> = {
     ...COMMON,
     subject('Observation'),
     date('effectiveDateTime', `${SP}clinical-date`),
-    { name: 'code', type: 'token', documentation: `LOINC: ${LOINC}|<code> or the code.`, definition: `${SP}clinical-code` },
+    {
+      name: 'code',
+      type: 'token',
+      documentation: `LOINC: ${LOINC}|<code> or the code (a blood pressure is found by its panel, 85354-9, not its components).`,
+      definition: `${SP}clinical-code`,
+    },
     { name: 'category', type: 'token', documentation: 'vital-signs (observation-category).', definition: `${SP}Observation-category` },
     {
       name: 'status',

@@ -69,6 +69,13 @@ describe('FHIR clinical resources', () => {
     assert.equal(o.encounter.reference, `Encounter/${visit}`);
     assert.equal(o.performer[0].identifier.value, 'ns-sri');
     assert.ok(!Number.isNaN(Date.parse(o.effectiveDateTime)));
+    const audit = await w.r.owner.query(
+      "select details, purpose from records.audit_log where action = 'klinis.record' order by id desc limit 1",
+    );
+    assert.deepEqual(
+      [audit.rows[0].details.via, audit.rows[0].details.interaction, audit.rows[0].purpose],
+      ['fhir', 'create', 'treatment'],
+    );
 
     const hr = await fhirCall(w.r, 'POST', '/Observation', {
       principal: w.nurse,
