@@ -4,7 +4,7 @@
 // and modifiers are refused. Parameters are looked up in Maps: their names come from the request.
 import { createHash } from 'node:crypto';
 import { NO_KNOWN_ALLERGY } from '../klinis/index.ts';
-import type { EntryQuery, EntrySort, StatusMatch } from '../klinis/index.ts';
+import type { EntryQuery, EntrySort, StatusMatch, TimeRange } from '../klinis/index.ts';
 import { ICD10, KATEGORI, LOINC } from './clinical-mapping.ts';
 import type { ServedKind } from './clinical-mapping.ts';
 import { badRequest, notSupported } from './outcome.ts';
@@ -48,7 +48,7 @@ const subject = (type: string): ParamDoc => ({
 const date = (what: string, definition: string): ParamDoc => ({
   name: 'date',
   type: 'date',
-  documentation: `${what}; prefixes eq, ne, lt, le, gt, ge, sa, eb, ap at any precision (times without a zone are UTC).`,
+  documentation: `${what}; prefixes eq, ne, lt, le, gt, ge, sa, eb, ap at any precision (a date without a time is the hospital's day, Asia/Jakarta; a time without a zone is UTC).`,
   definition,
 });
 
@@ -166,6 +166,21 @@ function token(value: string, system: string | undefined): string {
   return s === '' || s === system ? value.slice(bar + 1) : NOTHING;
 }
 
+/** Jakarta is UTC+7 all year (no daylight saving). */
+const JAKARTA_MS = 7 * 3_600_000;
+
+/**
+ * A date without a time (`2026-05-01`, `2026-05`, `2026`) is the hospital's day, month or year, as
+ * visits are dated (Asia/Jakarta), not UTC's: a measurement at 06:00 WIB belongs to that day.
+ */
+function hospitalDay(range: TimeRange, value: string): TimeRange {
+  if (value.includes('T')) return range;
+  const shift = (iso: string | undefined) => (iso === undefined ? undefined : new Date(Date.parse(iso) - JAKARTA_MS).toISOString());
+  const from = shift(range.from);
+  const to = shift(range.to);
+  return { ...range, ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
+}
+
 const OBSERVATION_STATUS = new Map<string, StatusMatch | null>([
   ['final', { enteredInError: false, amended: false }],
   ['amended', { enteredInError: false, amended: true }],
@@ -198,7 +213,7 @@ function applyParam(kind: ServedKind, q: ClinicalQuery, name: string, values: st
   else if (name === '_id') {
     if (!values.every((v) => UUID.test(v))) throw badRequest('_id must be entry ids', ['_id']);
     q.ids.push(values.map((v) => v.toLowerCase()));
-  } else if (name === 'date' || name === 'recorded-date') q.waktu.push(values.map((v) => instantRange(name, v)));
+  } else if (name === 'date' || name === 'recorded-date') q.waktu.push(values.map((v) => hospitalDay(instantRange(name, v), v)));
   else if (name === '_lastUpdated') q.updated.push(values.map((v) => instantRange(name, v)));
   else if (name === 'code') q.kode.push(values.map((v) => token(v, CODE_SYSTEM[kind])));
   else if (name === 'category') q.kategori.push(values.map((v) => token(v, KATEGORI[kind].system)));

@@ -206,6 +206,8 @@ describe('FHIR clinical resources', () => {
     assert.deepEqual(matchIds(await search(`encounter=Encounter/${visit}&code=http://loinc.org|85354-9`)), [bp]);
     assert.deepEqual(matchIds(await search(`patient=${pasienId}&code=8867-4&date=ge2026-01-03&date=lt2026-01-05`)), [ids[3], ids[2]]);
     assert.deepEqual(matchIds(await search(`patient=${pasienId}&date=2026-01-02`)), [ids[1]]);
+    // 08:00 WIB is 01:00 UTC: the hospital's day, not UTC's, and an instant with its zone as written.
+    assert.deepEqual(matchIds(await search(`patient=${pasienId}&date=lt2026-01-02T01:00:00Z&date=gt2026-01-01T00:59:59Z`)), [ids[0]]);
     assert.deepEqual(matchIds(await search(`patient=${pasienId}&date=ne2026-01`)), [bp]);
     assert.deepEqual(matchIds(await search(`patient=${pasienId}&category=laboratory`)), []);
     assert.equal(
