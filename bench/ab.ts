@@ -13,6 +13,9 @@
 //   records          pasien.list straight to records for each input of AB_INPUTS (first, siti), with the
 //                    database's ceiling (pgbench, ceiling.ts) taken in every round: req/s, records' and
 //                    its Postgres backends' CPU milliseconds per request, req/s ÷ ceiling per round.
+// AB_AT_ONCE=1 loads the trees at the same time, each by its own load generator, instead of in turns: on a
+// machine so loaded that one turn and the next differ by a factor of two, the two trees then see the same
+// load, and the figures per round are paired (the ceiling, in records mode, is still taken alone).
 // AB_COMPILED=1 runs both trees compiled, as the images do (the default in records mode; 0 runs the
 // sources). AB_BASE_ENV and AB_TREE_ENV (JSON) add settings to each tree's records; AB_PROFILE_DIR
 // writes records' --cpu-prof there.
@@ -51,6 +54,7 @@ const KEYS = (RECORDS_MODE ? (process.env.AB_INPUTS ?? 'first,siti') : (process.
 const PROFILE = process.env.AB_PROFILE_DIR;
 const REFRESH = !RECORDS_MODE && KEYS.includes('refresh');
 const REFRESH_FAMILIES = Number(process.env.AB_REFRESH_FAMILIES ?? 16);
+const AT_ONCE = process.env.AB_AT_ONCE === '1';
 
 interface Tree {
   label: string;
@@ -148,6 +152,8 @@ async function startTree(label: string, dir: string, recordsEnv: Record<string, 
     const profile: Record<string, string> = PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE}/${label}` } : {};
     stack = await start({
       compiled: COMPILED,
+      // Two stacks starting side by side on a loaded 2-core machine can take longer than the default 30 s.
+      readyTimeoutMs: 120_000,
       postgresUrl: testServerUrl,
       dbPrefix: `b_ab_${label}_${Date.now()}_`,
       redisUrl: redis.url,
@@ -191,10 +197,15 @@ async function measure(trees: Tree[]): Promise<Map<string, Total>> {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, k] of KEYS.entries()) {
       const ceiling = RECORDS_MODE ? await pgbenchCeiling(ceilingUrl, TENANT, statements[i]!, POOL, seconds) : undefined;
-      for (const tree of round % 2 === 0 ? trees : [...trees].reverse()) {
+      const window = async (tree: Tree) => {
         const spent = await tree.meter();
         const r = await tree.load(k, WINDOW_MS);
-        const cpu = spent();
+        return { r, cpu: spent() };
+      };
+      const order = round % 2 === 0 ? trees : [...trees].reverse();
+      const windows = AT_ONCE ? await Promise.all(order.map(window)) : [];
+      for (const [j, tree] of order.entries()) {
+        const { r, cpu } = AT_ONCE ? windows[j]! : await window(tree);
         const t = totals.get(`${tree.label} ${k}`) ?? { requests: 0, seconds: 0, cpu: {}, ratios: [] };
         t.requests += r.requests;
         t.seconds += r.requests / r.rps;

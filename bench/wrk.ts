@@ -24,9 +24,12 @@ end
 
 export const loadGenerator = hasWrk ? 'wrk' : 'node (undici, child process)';
 
+// One script per process, written once: rewriting it for every run would let a run that starts while
+// another is being written read it half written (ab.ts with AB_AT_ONCE runs wrk against each tree at once).
+let script: string | undefined;
+
 async function withWrk(options: LoadOptions): Promise<LoadResult> {
-  const script = join(tmpdir(), `simrs-bench-wrk-${process.pid}.lua`);
-  writeFileSync(script, REPORT);
+  if (!script) writeFileSync((script = join(tmpdir(), `simrs-bench-wrk-${process.pid}.lua`)), REPORT);
   const seconds = Math.max(1, Math.round((options.durationMs ?? 5_000) / 1000));
   const headers = Object.entries(options.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
   const { stdout } = await run(

@@ -368,7 +368,7 @@ describe('patients', () => {
       await nurse.page.goto(`/pasien/${target.id}`);
       await nurse.page.locator('#patient-record').waitFor();
       assert.equal(await nurse.page.locator('#edit-patient, #archive-patient, #access-history').count(), 0);
-      assert.deepEqual(await nurse.page.locator('nav a').allTextContents(), ['Pasien', 'Akun saya']);
+      assert.deepEqual(await nurse.page.locator('nav a').allTextContents(), ['Antrean', 'Pasien', 'Akun saya']);
       await nurse.page.goto(`/pasien/${target.id}/ubah`);
       await nurse.page.locator('#not-allowed').waitFor();
       await nurse.page.goto('/pasien');

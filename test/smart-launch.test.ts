@@ -22,7 +22,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 const USERS = { admin: 'admin@rs-smart.test', doctor: 'dokter@rs-smart.test', otherAdmin: 'admin@rs-seberang.test' };
 const NIK = 'https://fhir.kemkes.go.id/id/nik';
-const SCOPE = 'launch/patient patient/Patient.rs openid offline_access';
+const VITALS = 'patient/Observation.rs?category=http://terminology.hl7.org/CodeSystem/observation-category|vital-signs';
+const SCOPE = `launch/patient patient/Patient.rs ${VITALS} openid offline_access`;
 
 let world: OAuthWorld;
 let base: string;
@@ -136,6 +137,11 @@ describe('SMART standalone launch with a patient picker', () => {
         await page.textContent('li[data-scope="patient/Patient.rs"]'),
         'Membaca data pasien dan mencari pasien: hanya satu pasien yang dipilih untuk aplikasi ini patient/Patient.rs',
         'SMART scopes in plain words, in the page language (Indonesian by default)',
+      );
+      assert.equal(
+        await page.textContent(`li[data-scope="${VITALS}"]`),
+        `Membaca hasil pemeriksaan dan mencari hasil pemeriksaan (hanya tanda vital): hanya satu pasien yang dipilih untuk aplikasi ini ${VITALS}`,
+        'a scope narrowed to one category says so',
       );
       // Allowing without a patient is not possible.
       await page.waitForSelector('#patient-results li.patient');

@@ -23,6 +23,12 @@ const Consent = lazy(() => import('./pages/Consent.tsx'));
 const AdminUsers = lazy(() => import('./pages/AdminUsers.tsx'));
 const AdminIntegrations = lazy(() => import('./pages/AdminIntegrations.tsx'));
 const AdminDevices = lazy(() => import('./pages/AdminDevices.tsx'));
+// The clinic's day: clinical pages load on demand, so the first load stays within its budget.
+const Worklist = lazy(() => import('./pages/Worklist.tsx'));
+const VisitPage = lazy(() => import('./pages/VisitPage.tsx'));
+const ClinicalRecord = lazy(() => import('./pages/ClinicalRecord.tsx'));
+const FrontDesk = lazy(() => import('./pages/FrontDesk.tsx'));
+const AdminClinics = lazy(() => import('./pages/AdminClinics.tsx'));
 
 function Home() {
   return <Navigate to={homeFor(useUser().role)} replace />;
@@ -52,6 +58,11 @@ const PAGES: PageRoute[] = [
   { path: 'pasien/baru', page: PatientCreate, capability: 'pasien.create' },
   { path: 'pasien/:id', page: PatientPage, capability: 'pasien.read' },
   { path: 'pasien/:id/ubah', page: PatientEdit, capability: 'pasien.update' },
+  { path: 'pasien/:id/klinis', page: ClinicalRecord, capability: 'clinical.read' },
+  { path: 'antrean', page: Worklist, capability: 'kunjungan.start' },
+  { path: 'kunjungan/:id', page: VisitPage, capability: 'clinical.read' },
+  { path: 'pendaftaran', page: FrontDesk, capability: 'kunjungan.register' },
+  { path: 'admin/poli', page: AdminClinics, capability: 'poli.manage' },
   { path: 'audit', page: AuditLog, capability: 'audit.read' },
   { path: 'akun', page: Account },
   { path: 'perangkat', page: Device },

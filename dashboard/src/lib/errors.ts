@@ -33,6 +33,24 @@ const FIELD_RULES: Rule[] = [
   [/^noBpjs must be 13 digits$/, (t) => t('fieldError.exactDigits', { count: 13 })],
   [/^nik must be 16 digits$/, (t) => t('fieldError.nikDigits')],
   [/^noRm must be up to 8 digits$/, (t) => t('fieldError.noRm')],
+  // records' clinical checks (services/records klinis/vital.ts, kinds.ts)
+  [/ is not plausible: expected ([\d.]+) to ([\d.]+) (\S+)$/, (t, m) => t('clinic.error.implausible', { lo: m[1], hi: m[2], unit: m[3] })],
+  [/^diastolic must be below systolic$/, (t) => t('clinic.error.diastolicBelow')],
+  [/^blood pressure needs both sistolik and diastolik$/, (t) => t('clinic.error.bpBoth')],
+  [/is not a known ICD-10 code/, (t) => t('clinic.error.unknownCode')],
+  [/^code must be an ICD-10 code/, (t) => t('clinic.error.codeFormat')],
+  [/^reason must say why, in at least (\d+) characters$/, (t, m) => t('clinic.error.reasonShort', { min: Number(m[1]) })],
+];
+
+/** records' refusals of clinical steps (409), in the reader's language; others are shown as sent. */
+const CONFLICT_RULES: Rule[] = [
+  [/^a primary diagnosis is required to finish/, (t) => t('clinic.error.needsPrimary')],
+  [/already has a primary diagnosis/, (t) => t('clinic.error.primaryTaken')],
+  [/^the visit has a note/, (t) => t('clinic.error.noteExists')],
+  [/recorded as having no known allergy/, (t) => t('clinic.error.noneKnownRecorded')],
+  [/has active allergies recorded/, (t) => t('clinic.error.allergiesRecorded')],
+  [/takes no \w+ entries yet/, (t) => t('clinic.error.visitNotStarted')],
+  [/^a [\w-]+ visit cannot become/, (t) => t('clinic.error.wrongState')],
 ];
 
 /** identity's admin messages (services/identity admin.ts). */
@@ -115,6 +133,7 @@ export function errorMessage(t: TFunction, err: unknown): string {
       if (/changed meanwhile/.test(message)) return t('apiError.changedMeanwhile');
       if (/archived/.test(message)) return t('apiError.archived');
       if (/NIK/.test(message)) return t('fieldError.nikTaken');
+      return byRules(CONFLICT_RULES, t, message) ?? message;
     }
     if (status === 400) return fieldErrorsOf(t, err)._input ?? t('apiError.invalidInput');
     if (status && STATUS_KEYS[status]) return t(STATUS_KEYS[status] as 'apiError.forbidden');

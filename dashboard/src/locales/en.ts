@@ -1,9 +1,11 @@
 // English: the same keys as id.ts.
 import type { id } from './id.ts';
 import { oauthEn } from './oauth.ts';
+import { clinicEn } from './clinic.ts';
 
 export const en: typeof id = {
   ...oauthEn,
+  ...clinicEn,
   common: {
     loading: 'Loading…',
     required: 'required',
@@ -21,6 +23,9 @@ export const en: typeof id = {
   nav: {
     deviceRequests: 'Waiting devices',
     patients: 'Patients',
+    worklist: 'Worklist',
+    frontDesk: 'Front desk',
+    clinics: 'Clinics',
     audit: 'Audit log',
     users: 'Users',
     integrations: 'Integrations',

@@ -1,7 +1,9 @@
 // Bahasa Indonesia: the default language. en.ts has the same keys (its type is this object's).
 import { oauthId } from './oauth.ts';
+import { clinicId } from './clinic.ts';
 export const id = {
   ...oauthId,
+  ...clinicId,
   common: {
     loading: 'Memuat…',
     required: 'wajib',
@@ -19,6 +21,9 @@ export const id = {
   nav: {
     deviceRequests: 'Perangkat menunggu',
     patients: 'Pasien',
+    worklist: 'Antrean',
+    frontDesk: 'Pendaftaran',
+    clinics: 'Poli',
     audit: 'Log audit',
     users: 'Pengguna',
     integrations: 'Integrasi',

@@ -20,6 +20,40 @@ export const oauthId = {
       delete: 'membatalkan kunjungan',
       search: 'mencari kunjungan',
     },
+    observation: {
+      create: 'mencatat hasil pemeriksaan',
+      read: 'membaca hasil pemeriksaan',
+      update: 'memperbaiki hasil pemeriksaan',
+      delete: 'menghapus hasil pemeriksaan',
+      search: 'mencari hasil pemeriksaan',
+    },
+    condition: {
+      create: 'mencatat diagnosis',
+      read: 'membaca diagnosis',
+      update: 'memperbaiki diagnosis',
+      delete: 'menghapus diagnosis',
+      search: 'mencari diagnosis',
+    },
+    allergy: {
+      create: 'mencatat alergi',
+      read: 'membaca data alergi',
+      update: 'memperbaiki data alergi',
+      delete: 'menghapus data alergi',
+      search: 'mencari data alergi',
+    },
+    document: {
+      create: 'menulis catatan klinis (SOAP)',
+      read: 'membaca catatan klinis',
+      update: 'mengubah catatan klinis',
+      delete: 'menghapus catatan klinis',
+      search: 'mencari catatan klinis',
+    },
+    // Cakupan yang dibatasi satu kategori (`?category=`): "<tindakan> (<kategori>): <data siapa>".
+    sentenceCategory: '{{actions}} ({{category}}): {{whose}}',
+    category: {
+      'vital-signs': 'hanya tanda vital',
+      'encounter-diagnosis': 'hanya diagnosis kunjungan',
+    },
   },
   consent: {
     title: 'Izinkan akses',
@@ -64,6 +98,40 @@ export const oauthEn: typeof oauthId = {
       update: 'change the status of visits',
       delete: 'cancel visits',
       search: 'search visits',
+    },
+    observation: {
+      create: 'record observations',
+      read: 'read observations',
+      update: 'correct observations',
+      delete: 'delete observations',
+      search: 'search observations',
+    },
+    condition: {
+      create: 'record diagnoses',
+      read: 'read diagnoses',
+      update: 'correct diagnoses',
+      delete: 'delete diagnoses',
+      search: 'search diagnoses',
+    },
+    allergy: {
+      create: 'record allergies',
+      read: 'read allergies',
+      update: 'correct allergies',
+      delete: 'delete allergies',
+      search: 'search allergies',
+    },
+    document: {
+      create: 'write clinical notes (SOAP)',
+      read: 'read clinical notes',
+      update: 'amend clinical notes',
+      delete: 'delete clinical notes',
+      search: 'search clinical notes',
+    },
+    // Scopes narrowed to one category (`?category=`): "<actions> (<category>): <whose records>".
+    sentenceCategory: '{{actions}} ({{category}}): {{whose}}',
+    category: {
+      'vital-signs': 'vital signs only',
+      'encounter-diagnosis': 'encounter diagnoses only',
     },
   },
   consent: {

@@ -10,6 +10,7 @@ import { ageOn, useFormat } from '../lib/format.ts';
 import { useCan } from '../lib/session.tsx';
 import { cursorPages, useTRPC, useTRPCClient } from '../lib/trpc.ts';
 import { AuditTable } from '../ui/AuditTable.tsx';
+import { RegisterVisit } from '../ui/RegisterVisit.tsx';
 import { ConfirmDialog, Loading, PageTitle, Status } from '../ui/kit.tsx';
 import { FIELD_NAMES } from './patientFields.ts';
 import type { Pasien } from './patientFields.ts';
@@ -31,6 +32,8 @@ function Patient({ p, notice }: { p: Pasien; notice: string | undefined }) {
   const canEdit = useCan('pasien.update') && p.status === 'active';
   const canArchive = useCan('pasien.archive') && p.status === 'active';
   const canAudit = useCan('audit.read');
+  const canRegisterVisit = useCan('kunjungan.register') && p.status === 'active';
+  const canClinical = useCan('clinical.read');
   const [confirming, setConfirming] = useState(false);
   const [message, setMessage] = useState(notice);
 
@@ -45,6 +48,11 @@ function Patient({ p, notice }: { p: Pasien; notice: string | undefined }) {
           {canEdit ? (
             <Link className="button" id="edit-patient" to={`/pasien/${p.id}/ubah`}>
               {t('patient.edit')}
+            </Link>
+          ) : null}
+          {canClinical ? (
+            <Link className="button" id="clinical-record" to={`/pasien/${p.id}/klinis`}>
+              {t('clinic.record.open')}
             </Link>
           ) : null}
           {canArchive ? (
@@ -69,6 +77,7 @@ function Patient({ p, notice }: { p: Pasien; notice: string | undefined }) {
       {p.status === 'archived' ? (
         <p className="notice">{t('patient.archivedOn', { when: f.dateTime(p.archivedAt), reason: p.archiveReason ?? '—' })}</p>
       ) : null}
+      {canRegisterVisit ? <RegisterVisit pasienId={p.id} /> : null}
       <PatientRecord p={p} />
       {canAudit ? <AccessHistory pasienId={p.id} /> : null}
       <ArchiveDialog

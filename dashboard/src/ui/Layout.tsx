@@ -15,9 +15,12 @@ export function Layout() {
   // The hospital by name (the session only carries its id); a hospital's name does not change often.
   const me = useQuery({ queryKey: ['identity', 'me'], queryFn: identity.me, staleTime: 10 * 60_000 });
   const links = [
+    useCan('kunjungan.start') && { to: '/antrean', label: t('nav.worklist') },
+    useCan('kunjungan.register') && { to: '/pendaftaran', label: t('nav.frontDesk') },
     useCan('pasien.list') && { to: '/pasien', label: t('nav.patients') },
     useCan('audit.read') && { to: '/audit', label: t('nav.audit') },
     useCan('tenant.admin') && { to: '/admin/pengguna', label: t('nav.users') },
+    useCan('poli.manage') && { to: '/admin/poli', label: t('nav.clinics') },
     useCan('tenant.admin') && { to: '/admin/integrasi', label: t('nav.integrations') },
     useCan('tenant.admin') && { to: '/admin/perangkat', label: t('nav.deviceRequests') },
     { to: '/akun', label: t('nav.account') },

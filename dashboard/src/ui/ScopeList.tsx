@@ -1,6 +1,8 @@
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { LAUNCH_PATIENT_SCOPE, parseSmartScope } from '@simrs/contracts/smart';
+import type { SmartResource } from '@simrs/contracts/smart';
+import type { oauthId } from '../locales/oauth.ts';
 
 type KnownScope = 'openid' | 'profile' | 'email' | 'offline_access' | 'simrs_read' | 'simrs_write' | 'launch_patient';
 
@@ -15,14 +17,33 @@ const KNOWN = new Map<string, KnownScope>([
   [LAUNCH_PATIENT_SCOPE, 'launch_patient'],
 ]);
 
+/** The locale group of each resource type's verbs; Patient (and `*`, every type) uses the patient verbs. */
+const VERBS: Partial<Record<SmartResource | '*', 'encounter' | 'observation' | 'condition' | 'allergy' | 'document'>> = {
+  Encounter: 'encounter',
+  Observation: 'observation',
+  Condition: 'condition',
+  AllergyIntolerance: 'allergy',
+  DocumentReference: 'document',
+};
+
+/** The category a scope narrows to, in plain words ("vital signs only"); the bare code for one the locales lack. */
+function categoryWords(t: TFunction, category: string): string {
+  const code = category.slice(category.indexOf('|') + 1) as keyof typeof oauthId.smart.category;
+  return t(`smart.category.${code}`, { defaultValue: code });
+}
+
 /** A SMART scope in plain words ("Read patient records and search for patients: only the one patient…"). */
 function smartWords(t: TFunction, scope: string): string | undefined {
   const parsed = parseSmartScope(scope);
   if (!parsed) return undefined;
-  // Encounter scopes reach visits: their own verbs, the same whose-records clause.
-  const verbs = parsed.actions.map((a) => t(parsed.resource === 'Encounter' ? `smart.encounter.${a}` : `smart.${a}`));
+  // Each resource type has its own verbs, and the same whose-records clause.
+  const group = VERBS[parsed.resource];
+  const verbs = parsed.actions.map((a) => t(group ? `smart.${group}.${a}` : `smart.${a}`));
   const actions = verbs.length === 1 ? verbs[0]! : `${verbs.slice(0, -1).join(', ')} ${t('smart.and')} ${verbs.at(-1)!}`;
-  const sentence = t('smart.sentence', { actions, whose: t(parsed.context === 'user' ? 'smart.user' : 'smart.patient') });
+  const whose = t(parsed.context === 'user' ? 'smart.user' : 'smart.patient');
+  const sentence = parsed.category
+    ? t('smart.sentenceCategory', { actions, category: categoryWords(t, parsed.category), whose })
+    : t('smart.sentence', { actions, whose });
   return sentence[0]!.toUpperCase() + sentence.slice(1);
 }
 

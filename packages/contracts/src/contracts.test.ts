@@ -68,6 +68,12 @@ describe('principal', () => {
     assert.deepEqual(await verifyPrincipal(await signPrincipal(principal, secret), secret), principal);
   });
 
+  test('a SMART scope with a category query (?, =, |, :, /) travels intact', async () => {
+    const scopes = ['patient/Observation.rs?category=http://terminology.hl7.org/CodeSystem/observation-category|vital-signs'];
+    const granular = { ...principal, scopes, patientId: 'p1' };
+    assert.deepEqual(await verifyPrincipal(await signPrincipal(granular, secret), secret), granular);
+  });
+
   test('another secret, an expired or malformed one are refused', async () => {
     await assert.rejects(verifyPrincipal(await signPrincipal(principal, secret), `${secret}x`));
     await assert.rejects(verifyPrincipal(await signPrincipal(principal, secret, -1), secret));

@@ -4,11 +4,14 @@
 // the principal it forwards, records enforces them (tRPC, REST and FHIR alike). The role still decides
 // what the person may do at all (records' permission matrix); a scope only narrows what the token may.
 //
-// Grammar (SMART v2): `<context>/<resource>.<permissions>`, context `patient` or `user`, resource
-// `Patient`, `Encounter` or `*` (the FHIR resources served), permissions a non-empty subsequence of
-// `cruds` in that order. The v1 forms `.read` (= `.rs`), `.write` (= `.cud`) and `.*` (= `.cruds`)
-// are accepted as the v2 specification allows. `system/` scopes (backend services) and scopes with
-// query parameters (`?category=...`) grant nothing here.
+// Grammar (SMART v2): `<context>/<resource>.<permissions>[?category=<token>]`, context `patient` or
+// `user`, resource one of SMART_RESOURCES or `*`, permissions a non-empty subsequence of `cruds` in that
+// order. The v1 forms `.read` (= `.rs`), `.write` (= `.cud`) and `.*` (= `.cruds`) are accepted as the
+// v2 specification allows. A query (v2 "finer-grained resource constraints using search parameters")
+// is honoured in one form only: a single `category` on Observation or Condition, for reading and
+// searching, naming a category SIMRS records (SMART_CATEGORIES). Any other query, and `system/` scopes
+// (backend services), grant nothing here: a constraint the API cannot enforce must not widen into
+// the unconstrained scope.
 import { SCOPE_READ, SCOPE_WRITE } from './access.ts';
 
 /** What can be done with patient records; `audit.read` is the audit trail (no SMART scope reaches it). */
@@ -21,24 +24,57 @@ const V1: Record<string, string> = { read: 'rs', write: 'cud', '*': 'cruds' };
 
 export type SmartContext = 'patient' | 'user';
 
-/** The FHIR resource types a scope can name: patients, and their visits (Encounter). */
+/**
+ * The FHIR resource types a scope can name: patients, their visits (Encounter), vital signs
+ * (Observation), diagnoses (Condition), allergies (AllergyIntolerance) and notes (DocumentReference).
+ */
 export const SMART_RESOURCES = ['Patient', 'Encounter', 'Observation', 'Condition', 'AllergyIntolerance', 'DocumentReference'] as const;
 export type SmartResource = (typeof SMART_RESOURCES)[number];
+
+/**
+ * The resource types a scope may narrow by `?category=`, with the category code system each uses and
+ * the codes SIMRS records under it. A scope may name a category as `system|code` or by its bare code.
+ */
+export const SMART_CATEGORIES = {
+  Observation: { system: 'http://terminology.hl7.org/CodeSystem/observation-category', codes: ['vital-signs'] },
+  Condition: { system: 'http://terminology.hl7.org/CodeSystem/condition-category', codes: ['encounter-diagnosis'] },
+} as const satisfies Partial<Record<SmartResource, { system: string; codes: readonly string[] }>>;
+export type CategorizedResource = keyof typeof SMART_CATEGORIES;
+
+/** The permission sets a category-filtered scope may carry: reading and searching only. */
+const CATEGORY_PERMISSIONS = ['rs', 'r', 's', 'read'] as const;
 
 export interface SmartScope {
   context: SmartContext;
   resource: SmartResource | '*';
   actions: PatientAction[];
+  /** The category the scope narrows to, normalised to `system|code`; absent when it reaches every one. */
+  category?: string;
 }
 
-const SMART = /^(patient|user)\/(Patient|Encounter|\*)\.(c?r?u?d?s?|read|write|\*)$/;
+const SMART = new RegExp(`^(patient|user)/(${SMART_RESOURCES.join('|')}|\\*)\\.(c?r?u?d?s?|read|write|\\*)(?:\\?(.*))?$`);
+
+const isCategorized = (resource: string): resource is CategorizedResource => Object.hasOwn(SMART_CATEGORIES, resource);
+
+/** The `category` of a scope's query in `system|code` form, or undefined when the query is not honoured. */
+function categoryOf(resource: string, permissions: string, query: string): string | undefined {
+  if (!isCategorized(resource) || !(CATEGORY_PERMISSIONS as readonly string[]).includes(permissions)) return undefined;
+  if (!query.startsWith('category=')) return undefined;
+  const value = query.slice('category='.length);
+  const { system, codes } = SMART_CATEGORIES[resource];
+  const code = value.startsWith(`${system}|`) ? value.slice(system.length + 1) : value;
+  return (codes as readonly string[]).includes(code) ? `${system}|${code}` : undefined;
+}
 
 /** The scope's meaning, or undefined when it is not a SMART scope this API honours. */
 export function parseSmartScope(scope: string): SmartScope | undefined {
   const m = SMART.exec(scope);
   if (!m || m[3] === '') return undefined;
-  const letters = V1[m[3]!] ?? m[3]!;
-  return { context: m[1] as SmartContext, resource: m[2] as SmartResource | '*', actions: [...letters].map((l) => LETTERS[l]!) };
+  const [, context, resource, permissions, query] = m as unknown as [string, SmartContext, SmartResource | '*', string, string?];
+  const category = query === undefined ? undefined : categoryOf(resource, permissions, query);
+  if (query !== undefined && !category) return undefined;
+  const letters = V1[permissions] ?? permissions;
+  return { context, resource, actions: [...letters].map((l) => LETTERS[l]!), ...(category ? { category } : {}) };
 }
 
 /** Scopes the API honours: the seed's two, and the SMART scopes above. */
@@ -54,18 +90,57 @@ export function isApiScope(scope: string): boolean {
  */
 export type Reach = 'all' | 'patient' | undefined;
 
-export function scopeReach(scopes: readonly string[], action: ApiAction, resource: SmartResource = 'Patient'): Reach {
-  if (action === 'audit.read') return scopes.includes(SCOPE_READ) ? 'all' : undefined;
-  const seed = action === 'read' || action === 'search' ? SCOPE_READ : SCOPE_WRITE;
-  if (scopes.includes(seed)) return 'all';
-  let reach: Reach;
+/**
+ * What a set of scopes grants for one action on one resource type: how far it reaches, and which
+ * categories it is narrowed to. `categories` absent means every category (a seed scope, or a scope
+ * without a query, reaches that far); otherwise the union of the bare category codes (`vital-signs`,
+ * `encounter-diagnosis`) of the category-filtered scopes that reach that far, sorted. Each resource
+ * has one category system (SMART_CATEGORIES), so the bare code is unambiguous.
+ */
+export interface ScopeGrant {
+  reach: 'all' | 'patient';
+  categories?: string[];
+}
+
+/** The narrower of two grants' categories at one reach: undefined (every category) wins the union. */
+function widen(grant: ScopeGrant, code: string | undefined): ScopeGrant {
+  if (!grant.categories || !code) return { reach: grant.reach };
+  return { reach: grant.reach, categories: [...new Set([...grant.categories, code])].sort() };
+}
+
+/**
+ * The grant for (action, resource), or undefined when the scopes do not reach it at all. The widest
+ * reach wins, with the categories of the scopes at that reach only: with `user/Observation.rs?category=
+ * …|vital-signs` and `patient/Observation.rs` it is every patient's vital signs, and the launch
+ * patient's other observations are not granted (one reach, one category list: never more than the
+ * scopes allow, rarely less).
+ */
+export function scopeGrant(scopes: readonly string[], action: ApiAction, resource: SmartResource = 'Patient'): ScopeGrant | undefined {
+  if (action === 'audit.read') return scopes.includes(SCOPE_READ) ? { reach: 'all' } : undefined;
+  if (scopes.includes(seedScopeFor(action))) return { reach: 'all' };
+  let grant: ScopeGrant | undefined;
   for (const scope of scopes) {
     const parsed = parseSmartScope(scope);
     if (!parsed || !parsed.actions.includes(action) || (parsed.resource !== '*' && parsed.resource !== resource)) continue;
-    if (parsed.context === 'user') return 'all';
-    reach = 'patient';
+    const reach = parsed.context === 'user' ? 'all' : 'patient';
+    const code = parsed.category?.slice(parsed.category.indexOf('|') + 1);
+    if (grant?.reach === reach) grant = widen(grant, code);
+    else if (!grant || reach === 'all') grant = code ? { reach, categories: [code] } : { reach };
   }
-  return reach;
+  return grant;
+}
+
+/**
+ * How far the scopes reach for the whole resource type: category-filtered scopes are left out, so a
+ * caller that does not filter by category never reaches more than it was granted (scopeGrant says
+ * which categories a filtered scope allows).
+ */
+export function scopeReach(scopes: readonly string[], action: ApiAction, resource: SmartResource = 'Patient'): Reach {
+  return scopeGrant(
+    scopes.filter((s) => parseSmartScope(s)?.category === undefined),
+    action,
+    resource,
+  )?.reach;
 }
 
 /**
@@ -85,8 +160,9 @@ export function seedScopeFor(action: ApiAction): string {
 }
 
 /**
- * Every SMART scope the authorization server accepts, in canonical form: both contexts, both resource
- * names, every non-empty subsequence of `cruds`, and the v1 forms.
+ * Every SMART scope the authorization server accepts, in canonical form: both contexts, every resource
+ * name and `*`, every non-empty subsequence of `cruds`, and the v1 forms; then, for Observation and
+ * Condition, each category SIMRS records (as `system|code`) with every reading and searching permission.
  */
 export const SMART_SCOPES: readonly string[] = (() => {
   const subsets: string[] = [];
@@ -95,6 +171,11 @@ export const SMART_SCOPES: readonly string[] = (() => {
   for (const context of ['patient', 'user']) {
     for (const resource of [...SMART_RESOURCES, '*']) {
       for (const p of [...subsets, 'read', 'write', '*']) out.push(`${context}/${resource}.${p}`);
+    }
+  }
+  for (const context of ['patient', 'user']) {
+    for (const [resource, { system, codes }] of Object.entries(SMART_CATEGORIES)) {
+      for (const code of codes) for (const p of CATEGORY_PERMISSIONS) out.push(`${context}/${resource}.${p}?category=${system}|${code}`);
     }
   }
   return out;
@@ -109,8 +190,8 @@ export const LAUNCH_PATIENT_SCOPE = 'launch/patient';
 
 /**
  * The capabilities `/.well-known/smart-configuration` announces (SMART App Launch v2). Not `launch-ehr`
- * nor `context-ehr-*` (no EHR launches apps here), `context-standalone-encounter` (Patient is the only
- * resource) or `client-confidential-asymmetric` (private_key_jwt is not offered).
+ * nor `context-ehr-*` (no EHR launches apps here), `context-standalone-encounter` (the launch context
+ * is a patient, never a visit) or `client-confidential-asymmetric` (private_key_jwt is not offered).
  */
 export const SMART_CAPABILITIES = [
   'launch-standalone',

@@ -23,7 +23,6 @@ export const AUDIT_ACTIONS = [
   'klinis.record',
   'klinis.amend',
   'klinis.retract',
-  'kode.search',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,7 +1,8 @@
 // `node src/db/seed.ts`: development data. Gives tenant rs-demo a few hundred synthetic patients,
 // three clinics and today's visits (seed-clinics.ts), and rs-lain some patients of its own
-// (deterministic, so a second run adds nothing). Runs as the owner:
-// MIGRATION_DATABASE_URL when set (then DATABASE_URL is the application role), else DATABASE_URL.
+// (deterministic, so a second run adds nothing); and the development ICD-10 list while there is none
+// (seed-codes.ts). Runs as the owner: MIGRATION_DATABASE_URL when set (then DATABASE_URL is the
+// application role), else DATABASE_URL.
 // Applies the migrations first, so it works on an empty database too.
 import pg from 'pg';
 import { COLUMNS, normalizePhone, syntheticPasien } from '../pasien/index.ts';
@@ -10,6 +11,7 @@ import { log } from '../server/index.ts';
 import { migrateRecords } from './migrate.ts';
 import { APP_GROUP_ROLE } from './roles.ts';
 import { parseClinicians, seedClinics } from './seed-clinics.ts';
+import { seedCodes } from './seed-codes.ts';
 
 export const SEED_TENANTS: { tenantId: string; seed: number; count: number }[] = [
   { tenantId: 'rs-demo', seed: 1, count: 300 },
@@ -75,6 +77,7 @@ if (import.meta.main) {
       const visits = await seedClinics(owner, 'rs-demo', clinicians);
       log.info({ tenant: 'rs-demo', visits, clinicians: clinicians.size }, 'seeded clinics and today’s visits');
       if (clinicians.size === 0) log.info('no clinicians assigned: set SEED_CLINICIANS or use poli.assign');
+      log.info({ system: 'icd-10', added: await seedCodes(owner) }, 'seeded the development code list');
     } finally {
       await owner.end();
     }

@@ -3,8 +3,8 @@
 // the same rules as the tRPC procedures) and the Prefer header.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '@simrs/contracts/principal';
-import { seedScopeFor } from '@simrs/contracts/smart';
-import type { ApiAction } from '@simrs/contracts/smart';
+import { scopeGrant } from '@simrs/contracts/smart';
+import type { ScopeGrant } from '@simrs/contracts/smart';
 import { ACTION_FOR, authorize, needToKnow, PERMISSION_LABELS, resourceOf, roleMay } from '../access/index.ts';
 import type { ClinicalSubject, Permission } from '../access/index.ts';
 import type { TenantScope } from '../server/index.ts';
@@ -56,40 +56,6 @@ export function patientIdOf(ix: Interaction, only?: string): string {
 /** Audit details of every FHIR call: the surface and the interaction, never patient data. */
 export const via = (interaction: string) => ({ via: 'fhir', interaction });
 
-/** What a set of scopes grants for one action on one clinical resource type. */
-export interface ClinicalGrant {
-  reach: 'all' | 'patient';
-  /** When set, only entries of these categories (codes, optionally `system|code`); unset: every category. */
-  categories?: string[];
-}
-
-// SMART v2 scopes with a category query (`patient/Observation.rs?category=<system>|vital-signs`) and the
-// clinical resource types are read here, not in @simrs/contracts/smart: its grammar (parseSmartScope)
-// knows only Patient and Encounter without queries, and every other caller of it must keep refusing
-// what it cannot enforce. This reads the same grammar plus the query, for the three clinical types only.
-const CLINICAL_SCOPE =
-  /^(patient|user)\/(Observation|Condition|AllergyIntolerance|\*)\.(c?r?u?d?s?|read|write|\*)(?:\?category=([^&\s]+))?$/;
-const V1_LETTERS: Record<string, string> = { read: 'rs', write: 'cud', '*': 'cruds' };
-const ACTION_LETTER: Record<string, string> = { create: 'c', read: 'r', update: 'u', delete: 'd', search: 's' };
-
-/** The grant of `scopes` for `action` on `resource`, or undefined when they grant nothing. */
-export function clinicalScopeGrant(scopes: readonly string[], action: ApiAction, resource: string): ClinicalGrant | undefined {
-  const grants: { reach: 'all' | 'patient'; category?: string }[] = [];
-  if (scopes.includes(seedScopeFor(action))) grants.push({ reach: 'all' });
-  for (const scope of scopes) {
-    const m = CLINICAL_SCOPE.exec(scope);
-    if (!m || m[3] === '' || (m[2] !== '*' && m[2] !== resource)) continue;
-    if (!(V1_LETTERS[m[3]!] ?? m[3]!).includes(ACTION_LETTER[action] ?? '?')) continue;
-    const category = m[4] === undefined ? undefined : decodeURIComponent(m[4]);
-    grants.push({ reach: m[1] === 'user' ? 'all' : 'patient', ...(category !== undefined ? { category } : {}) });
-  }
-  if (grants.length === 0) return undefined;
-  // The widest grant wins: a user/ scope reaches every patient, a scope without a category every category.
-  const reach = grants.some((g) => g.reach === 'all') ? 'all' : 'patient';
-  if (grants.some((g) => g.category === undefined)) return { reach };
-  return { reach, categories: [...new Set(grants.map((g) => g.category!))] };
-}
-
 /** Whether an entry's category (its code, with the system it is written in) is within a grant's categories. */
 export function categoryAllowed(categories: readonly string[] | undefined, system: string | undefined, code: string): boolean {
   if (!categories) return true;
@@ -99,9 +65,10 @@ export function categoryAllowed(categories: readonly string[] | undefined, syste
   });
 }
 
-/** A clinical access allowed by scope, role and need-to-know; the tenant scope carries its purpose for the audit rows. */
+/** A clinical access allowed by scope and role; need-to-know follows once the subject is known. */
 export interface ClinicalAllowed {
-  grant: ClinicalGrant;
+  /** How far the scopes reach, and the categories they are narrowed to (`?category=`), from @simrs/contracts/smart. */
+  grant: ScopeGrant;
   /** The launch patient when the grant reaches only it. */
   patientId?: string;
 }
@@ -112,7 +79,7 @@ export interface ClinicalAllowed {
  */
 export function clinicalGuard(ix: Interaction, permission: Permission): ClinicalAllowed {
   const action = ACTION_FOR[permission];
-  const grant = clinicalScopeGrant(ix.principal.scopes, action, resourceOf(permission));
+  const grant = scopeGrant(ix.principal.scopes, action, resourceOf(permission));
   if (!grant) throw new FhirError(403, 'forbidden', `this credential has no scope for ${resourceOf(permission)} (${action})`);
   if (!roleMay(ix.principal.role, permission))
     throw new FhirError(403, 'forbidden', `role ${ix.principal.role} may not ${PERMISSION_LABELS[permission]}`);

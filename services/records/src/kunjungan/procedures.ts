@@ -2,9 +2,12 @@
 // the app router (server/router.ts). Visits themselves are administrative (clerks see them); starting
 // and finishing a visit and the clinical history are need-to-know (clinicalProcedure).
 import { z } from 'zod';
+import { authorize } from '../access/index.ts';
+import type { Permission } from '../access/index.ts';
 import { builtOutput, clinicalProcedure, guardedProcedure, restMeta, router } from '../server/index.ts';
-import { cancelInput, getInput, kunjunganOutput, listInput, registerInput, riwayatInput, transitionInput } from './schema.ts';
+import { cancelInput, getInput, kunjunganOutput, listInput, registerInput, riwayatInput, timelinePage, transitionInput } from './schema.ts';
 import { kunjunganStore } from './store.ts';
+import { TIMELINE_KINDS, timeline } from './timeline.ts';
 import { transitionStore } from './transitions.ts';
 
 const CONFLICT = { 404: 'Visit not found', 409: 'Not allowed from its status, or changed meanwhile' };
@@ -54,8 +57,21 @@ export const kunjunganRouter = router({
 export const klinisRouter = router({
   riwayat: clinicalProcedure('klinis.riwayat', riwayatInput, (input) => ({ pasienId: input.pasienId }))
     .meta(
-      restMeta('GET', '/klinis/{pasienId}/riwayat', 'klinis', "A patient's clinical history (need-to-know)", { 404: 'Patient not found' }),
+      restMeta(
+        'GET',
+        '/klinis/{pasienId}/riwayat',
+        'klinis',
+        "A patient's timeline: the visits newest first, each with its vital signs, diagnoses and note (need-to-know)",
+        { 404: 'Patient not found' },
+      ),
     )
-    .output(builtOutput(z.array(kunjunganOutput)))
-    .query(({ ctx, input }) => kunjunganStore(ctx.scope).riwayat(input.pasienId)),
+    .output(builtOutput(timelinePage))
+    .query(({ ctx, input }) => {
+      // The timeline reaches several kinds: each comes only to a caller whose scope and role may read it alone.
+      const kinds = TIMELINE_KINDS.filter((kind) => {
+        const verdict = authorize(ctx.principal, `${kind}.read` satisfies Permission);
+        return 'reach' in verdict && verdict.reach === 'all';
+      });
+      return timeline(ctx.scope, input, kinds);
+    }),
 });

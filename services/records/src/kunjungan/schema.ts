@@ -1,6 +1,7 @@
 // Outpatient visits (kunjungan) as the API sees them: inputs (strict objects, one message per field, no
 // coercion) and the visit returned, with its status history (FHIR Encounter.statusHistory).
 import { z } from 'zod';
+import { entryOutput } from '../klinis/index.ts';
 import { isoDate, text } from '../pasien/index.ts';
 import { id, strict } from '../poli/index.ts';
 
@@ -41,7 +42,25 @@ export const listInput = z
   .default({ limit: 100 });
 export type ListInput = z.infer<typeof listInput>;
 
-export const riwayatInput = z.strictObject({ pasienId: id('pasienId', 'a patient') }, strict);
+export const riwayatInput = z.strictObject(
+  {
+    pasienId: id('pasienId', 'a patient'),
+    limit: z
+      .number({ error: 'limit must be a number' })
+      .int('limit must be a whole number')
+      .min(1, 'limit must be at least 1')
+      .max(50, 'limit must be at most 50')
+      .default(20)
+      .meta({ description: 'Visits per page (1..50, 20)' }),
+    cursor: z
+      .string({ error: 'cursor must be text' })
+      .max(512, 'cursor is too long')
+      .optional()
+      .meta({ description: "The previous page's nextCursor" }),
+  },
+  strict,
+);
+export type RiwayatInput = z.infer<typeof riwayatInput>;
 
 export const statusEntry = z.object({
   status: z.enum(STATUS),
@@ -71,3 +90,21 @@ export const kunjunganOutput = z.object({
   statusHistory: z.array(statusEntry),
 });
 export type Kunjungan = z.infer<typeof kunjunganOutput>;
+
+/**
+ * One visit of the timeline: the visit with what was recorded in it. Entered-in-error entries are
+ * included, marked (`enteredInError`); a kind the caller may not read comes back empty.
+ */
+export const timelineVisit = kunjunganOutput.extend({
+  vital: z.array(entryOutput).meta({ description: 'Vital signs, latest measurement first' }),
+  diagnosis: z.array(entryOutput).meta({ description: 'Diagnoses in force first, the primary before the secondary ones' }),
+  catatan: entryOutput
+    .nullable()
+    .meta({ description: "The visit's note in force, else the latest one marked entered in error; null when none was written" }),
+});
+export const timelinePage = z.object({
+  items: z.array(timelineVisit).meta({ description: 'Visits, newest first' }),
+  nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page' }),
+});
+export type TimelineVisit = z.infer<typeof timelineVisit>;
+export type TimelinePage = z.infer<typeof timelinePage>;

@@ -71,12 +71,7 @@ export function kunjunganStore({ db, actor }: TenantScope) {
       return this.select(input, 'kunjungan.list', usedFilters(input, ['poliId', 'pasienId', 'tanggal', 'status']));
     },
 
-    /** Every visit of a patient with its history (the clinical history other records join). */
-    async riwayat(pasienId: string): Promise<Kunjungan[]> {
-      return this.select({ pasienId, limit: 200 }, 'klinis.riwayat', []);
-    },
-
-    async select(input: ListInput, action: 'kunjungan.list' | 'klinis.riwayat', filters: string[]): Promise<Kunjungan[]> {
+    async select(input: ListInput, action: 'kunjungan.list', filters: string[]): Promise<Kunjungan[]> {
       const { values, p } = params();
       const where: string[] = [];
       if (input.poliId) where.push(`k.poli_id = ${p(input.poliId)}::uuid`);

@@ -5,7 +5,7 @@ import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomFill
 import { TRPCError } from '@trpc/server';
 import { FieldErrors } from './errors.ts';
 
-export type CursorKind = 'pasien.rm' | 'pasien.nama' | 'pasien.lahir' | 'audit' | 'fhir.search' | 'fhir.history';
+export type CursorKind = 'pasien.rm' | 'pasien.nama' | 'pasien.lahir' | 'audit' | 'fhir.search' | 'fhir.history' | 'klinis.riwayat';
 
 export interface Cursors {
   seal(kind: CursorKind, tenantId: string, key: readonly (string | number)[]): string;

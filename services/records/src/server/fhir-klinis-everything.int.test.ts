@@ -10,7 +10,8 @@ import {
   diagnosisCondition,
   fhirCall,
   allergy,
-  startClinical,
+  clinicalWorld,
+  startRecords,
   vitalObservation,
 } from '../testing/index.ts';
 import type { ClinicalWorld, Json } from '../testing/index.ts';
@@ -25,7 +26,7 @@ describe('FHIR includes and $everything', () => {
   const ids: Record<string, string> = {};
 
   before(async () => {
-    w = await startClinical('fhireverything');
+    w = await clinicalWorld(await startRecords('fhireverything'));
     ({ pasienId, visit } = await w.startedVisit());
     const post = async (type: string, body: Json, principal: string) =>
       String((await fhirCall(w.r, 'POST', `/${type}`, { principal, body })).body.id);

@@ -12,7 +12,8 @@ import {
   diagnosisCondition,
   fhirCall,
   matchIds,
-  startClinical,
+  clinicalWorld,
+  startRecords,
   UCUM,
   vitalObservation,
 } from '../testing/index.ts';
@@ -23,7 +24,7 @@ const reason = (text: string) => [{ url: AMENDMENT_REASON, valueString: text }];
 describe('FHIR clinical resources', () => {
   let w: ClinicalWorld;
   before(async () => {
-    w = await startClinical('fhirklinis');
+    w = await clinicalWorld(await startRecords('fhirklinis'));
   });
   after(async () => {
     await w?.r.stop();

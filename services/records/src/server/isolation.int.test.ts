@@ -1,10 +1,25 @@
 // Tenant isolation: everything rs-lain can try against rs-demo's ids, filters and cursors returns
-// nothing of rs-demo, and the application role with no tenant set sees no patient row at all.
+// nothing of rs-demo (patients, and clinical entries on tRPC and REST: a 404 like an id that never
+// existed), and the application role with no tenant set sees no patient row at all.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { assertEnvelope, dataOf, newPasien, startRecords } from '../testing/index.ts';
-import type { RecordsUnderTest } from '../testing/index.ts';
+import { procedureTypes } from '../shims/index.ts';
+import {
+  assertEnvelope,
+  chart,
+  clinicalCalls,
+  countRows,
+  dataOf,
+  loadCodes,
+  newPasien,
+  restCaller,
+  startRecords,
+} from '../testing/index.ts';
+import type { Chart, RecordsUnderTest } from '../testing/index.ts';
+import { appRouter } from './router.ts';
+
+const served = procedureTypes(appRouter);
 
 interface P {
   id: string;
@@ -150,5 +165,44 @@ describe('tenant isolation', () => {
     } finally {
       await app.end();
     }
+  });
+
+  test("rs-demo's clinical entries are never returned, counted or changed for rs-lain: 404 on tRPC and REST, like a missing id", async () => {
+    await loadCodes(r);
+    const rest = await restCaller(r);
+    // The same user id works at a clinic in each hospital: only the tenant tells them apart.
+    const clinic = async (admin: string) =>
+      dataOf<{ id: string }>(await r.mutate('poli.create', { kode: 'UMUM', nama: 'Poli Umum' }, admin)).id;
+    const [demoPoli, lainPoli] = [await clinic(demoAdmin), await clinic(lainAdmin)];
+    const demoDoctor = await r.principal('rs-demo', 'doctor', { userId: 'dr-ani' });
+    const lainDoctor = await r.principal('rs-lain', 'doctor', { userId: 'dr-ani' });
+    dataOf(await r.mutate('poli.assign', { poliId: demoPoli, userId: 'dr-ani' }, demoAdmin));
+    dataOf(await r.mutate('poli.assign', { poliId: lainPoli, userId: 'dr-ani' }, lainAdmin));
+    const theirs = await chart(r, 900, demoPoli, demoDoctor);
+    const own = await chart(r, 901, lainPoli, lainDoctor, 'rs-lain');
+    const u = (i: number) => `00000000-0000-4000-8000-00000000000${i}`;
+    const ghost: Chart = { pasienId: u(1), visit: u(2), ids: { vital: u(3), diagnosis: u(4), alergi: u(5), catatan: u(6) } };
+    const versions = await countRows(r.owner, 'records.klinis_versi', "tenant_id = 'rs-demo'");
+    const missing = new Map(clinicalCalls(ghost, (x) => served.has(x)));
+    for (const [name, input] of clinicalCalls(theirs, (x) => served.has(x))) {
+      const call = served.get(name) === 'query' ? r.query.bind(r) : r.mutate.bind(r);
+      for (const [reply, never] of [
+        [await call(name, input, lainDoctor), await call(name, missing.get(name), lainDoctor)],
+        [await rest(name, input, lainDoctor), await rest(name, missing.get(name)!, lainDoctor)],
+      ])
+        assert.equal(assertEnvelope(reply!, 404, 'NOT_FOUND').message, assertEnvelope(never!, 404).message, `${name}: no hint`);
+    }
+    assert.equal(await countRows(r.owner, 'records.klinis_versi', "tenant_id = 'rs-demo'"), versions, "rs-demo's entries untouched");
+    assert.equal(await countRows(r.owner, 'records.klinis', "tenant_id = 'rs-demo' and version <> 1"), 0);
+    // rs-lain's own chart works, and holds nothing of rs-demo's.
+    const timeline = dataOf<{ items: { id: string; vital: { id: string }[] }[] }>(
+      await r.query('klinis.riwayat', { pasienId: own.pasienId }, lainDoctor),
+    );
+    assert.deepEqual(
+      timeline.items.map((v) => [v.id, v.vital.map((e) => e.id)]),
+      [[own.visit, [own.ids.vital]]],
+    );
+    const lainAudit = await countRows(r.owner, 'records.audit_log', "tenant_id = 'rs-lain' and $1 = any(pasien_ids)", [theirs.pasienId]);
+    assert.equal(lainAudit, 0, "rs-lain's audit trail never names rs-demo's patient");
   });
 });

@@ -4,6 +4,7 @@
 // marks that stay readable, stale versions refused, and every write and read audited.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { timelinePage } from '../kunjungan/index.ts';
 import { assertEnvelope, dataOf, newPasien, startRecords } from '../testing/index.ts';
 import type { RecordsUnderTest } from '../testing/index.ts';
 
@@ -121,6 +122,14 @@ describe('clinical entries', () => {
         doctor,
       ),
     );
+    // The finished visit keeps its primary diagnosis: corrected, never demoted or withdrawn.
+    const keep = { id: primary.id, expectedVersion: 1, reason: 'Diagnosis utama salah' };
+    assert.match(
+      assertEnvelope(await r.mutate('diagnosis.amend', { ...keep, code: 'J06.9', rank: 'secondary' }, doctor), 409, 'CONFLICT').message,
+      /keeps a primary diagnosis/,
+    );
+    assertEnvelope(await r.mutate('diagnosis.retract', keep, doctor), 409, 'CONFLICT');
+    assert.equal(dataOf<Entry>(await r.mutate('diagnosis.amend', { ...keep, code: 'I10', rank: 'primary' }, doctor)).kode, 'I10');
   });
 
   test('amendments are new versions with a reason; stale versions refused; entered-in-error stays readable', async () => {
@@ -209,5 +218,121 @@ describe('clinical entries', () => {
       "select action, count(*)::int as n from records.audit_log where action like 'klinis.%' group by action order by action",
     );
     assert.ok(audit.rows.some((a) => a.action === 'klinis.record') && audit.rows.some((a) => a.action === 'klinis.amend'));
+  });
+});
+
+describe('the patient timeline (klinis.riwayat)', () => {
+  let r: RecordsUnderTest;
+  let doctor: string;
+  let nurse: string;
+  let pasienId: string;
+  let otherPasien: string;
+  const visits: string[] = [];
+
+  interface Visit {
+    id: string;
+    status: string;
+    vital: Entry[];
+    diagnosis: Entry[];
+    catatan: Entry | null;
+  }
+  type Page = { items: Visit[]; nextCursor: string | null };
+  const page = async (input: Record<string, unknown>, who = doctor) => dataOf<Page>(await r.query('klinis.riwayat', input, who));
+
+  before(async () => {
+    r = await startRecords('timeline');
+    const admin = await r.principal('rs-demo', 'tenant_admin');
+    const clerk = await r.principal('rs-demo', 'registration_clerk');
+    doctor = await r.principal('rs-demo', 'doctor', { userId: 'dr-ani' });
+    nurse = await r.principal('rs-demo', 'nurse', { userId: 'ns-sri' });
+    const poliId = dataOf<{ id: string }>(await r.mutate('poli.create', { kode: 'UMUM', nama: 'Poli Umum' }, admin)).id;
+    for (const userId of ['dr-ani', 'ns-sri']) dataOf(await r.mutate('poli.assign', { poliId, userId }, admin));
+    await r.owner.query("insert into records.kode (system, code, display_en, display_id) values ('icd-10', 'J06.9', 'URI', 'ISPA')");
+    pasienId = dataOf<{ id: string }>(await r.mutate('pasien.create', newPasien(801), admin)).id;
+    otherPasien = dataOf<{ id: string }>(await r.mutate('pasien.create', newPasien(802), admin)).id;
+    dataOf(await r.mutate('kunjungan.register', { pasienId: otherPasien, poliId }, clerk));
+    // Three visits, oldest first: finished with a diagnosis and a note, finished with its note marked
+    // entered in error, and one in progress with a blood pressure marked entered in error and a pulse.
+    for (let i = 0; i < 3; i++) {
+      const visit = dataOf<{ id: string }>(await r.mutate('kunjungan.register', { pasienId, poliId }, clerk)).id;
+      visits.push(visit);
+      dataOf(await r.mutate('kunjungan.arrive', { id: visit }, clerk));
+      dataOf(await r.mutate('kunjungan.start', { id: visit }, doctor));
+      const note = dataOf<Entry>(await r.mutate('catatan.record', { kunjunganId: visit, assessment: `ISPA ${i}` }, doctor));
+      if (i === 1) dataOf(await r.mutate('catatan.retract', { id: note.id, expectedVersion: 1, reason: 'Catatan pasien lain' }, doctor));
+      if (i < 2) {
+        dataOf(await r.mutate('diagnosis.record', { kunjunganId: visit, code: 'J06.9', rank: 'primary' }, doctor));
+        dataOf(await r.mutate('kunjungan.finish', { id: visit }, doctor));
+      }
+    }
+    const [bp] = dataOf<Entry[]>(await r.mutate('vital.record', { kunjunganId: visits[2], measurements: BP(120, 80) }, nurse));
+    dataOf(await r.mutate('vital.retract', { id: bp!.id, expectedVersion: 1, reason: 'Pasien yang salah' }, nurse));
+    dataOf(await r.mutate('vital.record', { kunjunganId: visits[2], measurements: [{ key: 'nadi', value: 80, unit: '/min' }] }, nurse));
+  });
+  after(async () => {
+    await r?.stop();
+  });
+
+  test('visits newest first, with their entries; entered-in-error ones included and marked; keyset pages', async () => {
+    const first = await page({ pasienId, limit: 2 });
+    assert.deepEqual(
+      first.items.map((v) => v.id),
+      [visits[2], visits[1]],
+    );
+    const [open, retractedNote] = first.items;
+    assert.deepEqual(
+      open!.vital.map((e) => [e.kode, e.enteredInError]),
+      [
+        ['8867-4', false],
+        ['85354-9', true],
+      ],
+    );
+    assert.deepEqual([open!.diagnosis, open!.catatan?.isi.assessment], [[], 'ISPA 2']);
+    assert.deepEqual([retractedNote!.catatan?.enteredInError, retractedNote!.catatan?.reason], [true, 'Catatan pasien lain']);
+    assert.ok(first.nextCursor);
+    const second = await page({ pasienId, limit: 2, cursor: first.nextCursor });
+    assert.deepEqual(
+      second.items.map((v) => [v.id, v.status, v.diagnosis.map((d) => [d.kode, d.peran]), v.catatan?.enteredInError]),
+      [[visits[0], 'finished', [['J06.9', 'primary']], false]],
+    );
+    assert.equal(second.nextCursor, null);
+    assert.deepEqual(
+      (await page({ pasienId })).items.map((v) => v.id),
+      [...visits].reverse(),
+      'default page: 20',
+    );
+    const exact = timelinePage.parse(first);
+    assert.deepEqual(exact, first, 'the answer is exactly what the schema documents');
+    const rest = await r.rest('GET', `/klinis/${pasienId}/riwayat?limit=2`, { principal: doctor });
+    assert.deepEqual(rest.body, first, 'REST answers the same page');
+    const audit = await r.owner.query<{ n: number }>(
+      "select count(*)::int as n from records.audit_log where action = 'klinis.riwayat' and pasien_ids = array[$1::uuid]",
+      [pasienId],
+    );
+    assert.equal(audit.rows[0]!.n, 4, 'one audit row a page, naming the patient');
+  });
+
+  test('a nurse sees it too; a kind the credential may not read is left out', async () => {
+    assert.deepEqual(await page({ pasienId }, nurse), await page({ pasienId }));
+    // A token that reads patients but no Observation, Condition or DocumentReference: the visits alone.
+    const patientsOnly = await r.principal('rs-demo', 'doctor', { userId: 'dr-ani', scopes: ['user/Patient.r'] });
+    const items = (await page({ pasienId }, patientsOnly)).items;
+    assert.deepEqual(
+      items.map((v) => v.id),
+      [...visits].reverse(),
+    );
+    assert.ok(items.every((v) => v.vital.length === 0 && v.diagnosis.length === 0 && v.catatan === null));
+  });
+
+  test("a cursor of another patient's timeline, another listing's or a forged one is a 400", async () => {
+    const { nextCursor } = await page({ pasienId, limit: 1 });
+    assertEnvelope(await r.query('klinis.riwayat', { pasienId: otherPasien, cursor: nextCursor }, doctor), 400, 'BAD_REQUEST');
+    const pasienCursor = dataOf<{ nextCursor: string }>(
+      await r.query('pasien.list', { limit: 1 }, await r.principal('rs-demo', 'tenant_admin')),
+    ).nextCursor;
+    assertEnvelope(await r.query('klinis.riwayat', { pasienId, cursor: pasienCursor }, doctor), 400, 'BAD_REQUEST');
+    assertEnvelope(await r.query('klinis.riwayat', { pasienId, cursor: `${nextCursor}x` }, doctor), 400, 'BAD_REQUEST');
+    for (const limit of [0, 51, 2.5])
+      assert.ok(assertEnvelope(await r.query('klinis.riwayat', { pasienId, limit }, doctor), 400).data.fieldErrors?.limit);
   });
 });

@@ -3,8 +3,24 @@
 // time, flagged in the audit trail, listed for auditors), and the roles that never reach it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertEnvelope, dataOf, newPasien, startRecords } from '../testing/index.ts';
-import type { RecordsUnderTest } from '../testing/index.ts';
+import { procedureTypes } from '../shims/index.ts';
+import {
+  assertEnvelope,
+  chart,
+  clinicalCalls,
+  clinicalInput,
+  countRows,
+  dataOf,
+  KINDS,
+  loadCodes,
+  newPasien,
+  restCaller,
+  startRecords,
+} from '../testing/index.ts';
+import type { Chart, RecordsUnderTest, Reply } from '../testing/index.ts';
+import { appRouter } from './router.ts';
+
+const served = procedureTypes(appRouter);
 
 describe('need-to-know', () => {
   let r: RecordsUnderTest;
@@ -13,6 +29,17 @@ describe('need-to-know', () => {
   let stranger: string;
   let poliId: string;
   let n = 500;
+  let rest: Awaited<ReturnType<typeof restCaller>>;
+  /** Every clinical read of `c`: each kind's list and history, and the timeline. */
+  const reads = (c: Chart) => [
+    ...KINDS.flatMap((k) => [`${k}.list`, `${k}.history`]).map((name) => [name, clinicalInput(name as never, c)] as const),
+    ['klinis.riwayat', { pasienId: c.pasienId }] as const,
+  ];
+  /** A call on both surfaces: tRPC, then REST. */
+  const both = async (name: string, input: Record<string, unknown>, who: string): Promise<Reply[]> => {
+    const kind = served.get(name);
+    return [await (kind === 'query' ? r.query(name, input, who) : r.mutate(name, input, who)), await rest(name, input, who)];
+  };
   const patient = async () => dataOf<{ id: string }>(await r.mutate('pasien.create', newPasien(++n), admin)).id;
   const visitOf = async (pasienId: string) => dataOf<{ id: string }>(await r.mutate('kunjungan.register', { pasienId, poliId }, admin)).id;
   const history = (pasienId: string, who: string) => r.query('klinis.riwayat', { pasienId }, who);
@@ -36,6 +63,8 @@ describe('need-to-know', () => {
     stranger = await r.principal('rs-demo', 'doctor', { userId: 'dr-budi' });
     poliId = dataOf<{ id: string }>(await r.mutate('poli.create', { kode: 'UMUM', nama: 'Poli Umum' }, admin)).id;
     dataOf(await r.mutate('poli.assign', { poliId, userId: 'dr-ani' }, admin));
+    await loadCodes(r);
+    rest = await restCaller(r);
   });
   after(async () => {
     await r?.stop();
@@ -45,7 +74,7 @@ describe('need-to-know', () => {
     const pasienId = await patient();
     assert.match(assertEnvelope(await history(pasienId, doctor), 403, 'FORBIDDEN').message, /no treatment relationship/);
     const visit = await visitOf(pasienId);
-    assert.equal(dataOf<unknown[]>(await history(pasienId, doctor)).length, 1);
+    assert.equal(dataOf<{ items: unknown[] }>(await history(pasienId, doctor)).items.length, 1);
     assertEnvelope(await history(pasienId, stranger), 403, 'FORBIDDEN');
     const rows = await auditRows('klinis.riwayat');
     assert.deepEqual(
@@ -150,5 +179,71 @@ describe('need-to-know', () => {
     const lain = await r.principal('rs-lain', 'doctor', { userId: 'dr-ani' });
     assertEnvelope(await history(pasienId, lain), 404, 'NOT_FOUND');
     assertEnvelope(await r.mutate('btg.open', { pasienId, reason: 'another hospital trying' }, lain), 404, 'NOT_FOUND');
+  });
+
+  test('clerks, administrators and auditors get no vital sign, diagnosis, allergy or note on tRPC or REST', async () => {
+    const c = await chart(r, ++n, poliId, doctor);
+    for (const role of ['registration_clerk', 'tenant_admin', 'auditor']) {
+      // Working at the clinic changes nothing: the role holds no clinical permission.
+      dataOf(await r.mutate('poli.assign', { poliId, userId: `${role}@rs-demo` }, admin));
+      const who = await r.principal('rs-demo', role);
+      for (const [name, input] of clinicalCalls(c, (x) => served.has(x) && !x.startsWith('kunjungan.')))
+        for (const reply of await both(name, input, who)) {
+          const e = assertEnvelope(reply, 403, 'FORBIDDEN');
+          assert.doesNotMatch(JSON.stringify(reply.body), /Amoksisilin|Batuk|J06\.9|mm\[Hg\]/, `${role} ${name}`);
+          assert.match(e.message, /may not|scope/);
+        }
+    }
+  });
+
+  test('a doctor without a treatment relationship gets 403 on every clinical read and write, and nothing is written', async () => {
+    const c = await chart(r, ++n, poliId, doctor);
+    const before = await countRows(r.owner, 'records.klinis_versi');
+    for (const [name, input] of clinicalCalls(c, (x) => served.has(x)))
+      for (const reply of await both(name, input, stranger))
+        assert.match(assertEnvelope(reply, 403, 'FORBIDDEN').message, /no treatment relationship/, name);
+    assert.equal(await countRows(r.owner, 'records.klinis_versi'), before, 'no entry and no version written');
+    assert.equal(await countRows(r.owner, 'records.audit_log', 'actor_user_id = $1 and $2 = any(pasien_ids)', ['dr-budi', c.pasienId]), 0);
+  });
+
+  test('break-the-glass opens the entries with a reason, flagged in the audit trail, until it expires', async () => {
+    const c = await chart(r, ++n, poliId, doctor);
+    const grant = dataOf<{ id: string }>(
+      await r.mutate('btg.open', { pasienId: c.pasienId, reason: 'patient collapsed in the waiting room' }, stranger),
+    );
+    for (const [name, input] of reads(c)) for (const reply of await both(name, input, stranger)) assert.equal(reply.status, 200, name);
+    const timeline = dataOf<{ items: { vital: unknown[]; catatan: unknown }[] }>(
+      await r.query('klinis.riwayat', { pasienId: c.pasienId }, stranger),
+    );
+    assert.equal(timeline.items[0]!.vital.length, 1);
+    const audited = await r.owner.query<{ break_glass: boolean; purpose: string; n: number }>(
+      `select break_glass, purpose, count(*)::int as n from records.audit_log
+       where actor_user_id = 'dr-budi' and $1 = any(pasien_ids) and action in ('klinis.read', 'klinis.riwayat') group by 1, 2`,
+      [c.pasienId],
+    );
+    assert.deepEqual(audited.rows, [{ break_glass: true, purpose: 'break-the-glass', n: reads(c).length * 2 + 1 }]);
+    // The grant ends: its rows refuse every change, so the owner moves the expiry with triggers off.
+    await r.owner.query('begin');
+    await r.owner.query('set local session_replication_role = replica');
+    await r.owner.query(
+      "update records.btg_grant set opened_at = opened_at - interval '2 hours', expires_at = now() - interval '1 second' where id = $1",
+      [grant.id],
+    );
+    await r.owner.query('commit');
+    for (const [name, input] of reads(c)) for (const reply of await both(name, input, stranger)) assertEnvelope(reply, 403, 'FORBIDDEN');
+  });
+
+  test('the entries close with the relationship: the window after a finished visit', async () => {
+    const c = await chart(r, ++n, poliId, doctor);
+    dataOf(await r.mutate('kunjungan.finish', { id: c.visit }, doctor));
+    for (const [name, input] of reads(c)) for (const reply of await both(name, input, doctor)) assert.equal(reply.status, 200, name);
+    await r.owner.query("update records.kunjungan set ended_at = now() - interval '31 days' where id = $1", [c.visit]);
+    for (const [name, input] of clinicalCalls(c, (x) => served.has(x) && !x.startsWith('kunjungan.')))
+      for (const reply of await both(
+        name,
+        { ...input, ...(name.endsWith('.record') && input.kunjunganId ? { reason: 'late correction' } : {}) },
+        doctor,
+      ))
+        assertEnvelope(reply, 403, 'FORBIDDEN');
   });
 });

@@ -1,17 +1,32 @@
 // Role and scope checks, generated from the permission data: every role against every procedure,
-// read-only and write-only credentials, and the ways a principal can be missing or false.
+// read-only and write-only credentials, and the ways a principal can be missing or false. A procedure
+// the matrix declares but the router does not serve yet shows as a todo, found from the router itself,
+// so that it is tested the day it is served (and fails until it has a sample input below).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { ROLES } from '@simrs/contracts/access';
 import { PROCEDURES, roleMay } from '../access/index.ts';
 import type { ProcedureName } from '../access/index.ts';
+import { procedureTypes } from '../shims/index.ts';
 import { assertEnvelope, dataOf, newPasien, startRecords } from '../testing/index.ts';
 import type { RecordsUnderTest } from '../testing/index.ts';
+import { appRouter } from './router.ts';
+
+const served = procedureTypes(appRouter);
+const ALL = Object.keys(PROCEDURES) as ProcedureName[];
+/** The matrix's procedures the router serves: the ones a call can reach. */
+const SERVED = ALL.filter((name) => served.has(name));
+const BP = [
+  { key: 'sistolik', value: 120, unit: 'mm[Hg]' },
+  { key: 'diastolik', value: 80, unit: 'mm[Hg]' },
+];
+const REASON = 'koreksi data klinis';
 
 describe('RBAC and scopes', () => {
   let r: RecordsUnderTest;
   let admin: string;
+  let doctor: string;
   let n = 100;
   let poliId: string;
   const fresh = async () => dataOf<{ id: string }>(await r.mutate('pasien.create', newPasien(++n), admin)).id;
@@ -20,6 +35,18 @@ describe('RBAC and scopes', () => {
     const v = dataOf<{ id: string; pasienId: string }>(await r.mutate('kunjungan.register', { pasienId: await fresh(), poliId }, admin));
     if (status !== 'planned') await r.owner.query('update records.kunjungan set status = $2 where id = $1', [v.id, status]);
     return v;
+  };
+  /** A clinical entry of `kind`, written by the doctor (who may record every kind) in a fresh visit. */
+  const entry = async (kind: 'vital' | 'diagnosis' | 'alergi' | 'catatan'): Promise<string> => {
+    const v = await visit('in-progress');
+    const input = {
+      vital: { kunjunganId: v.id, measurements: BP },
+      diagnosis: { kunjunganId: v.id, code: 'J06.9', rank: 'primary' },
+      alergi: { pasienId: v.pasienId, substance: 'Amoksisilin', category: 'medication' },
+      catatan: { kunjunganId: v.id, subjective: 'Batuk tiga hari' },
+    }[kind];
+    const written = dataOf<{ id: string } | { id: string }[]>(await r.mutate(`${kind}.record`, input, doctor));
+    return Array.isArray(written) ? written[0]!.id : written.id;
   };
 
   /** A valid input for each procedure, so that only the guard can refuse it. */
@@ -72,6 +99,38 @@ describe('RBAC and scopes', () => {
         return { pasienId: (await visit('planned')).pasienId };
       case 'btg.open':
         return { pasienId: await fresh(), reason: 'emergency consultation in the ward' };
+      default:
+        return clinicalInputFor(name);
+    }
+  };
+  /** The clinical entries' procedures: the same five for every kind. */
+  const clinicalInputFor = async (name: ProcedureName): Promise<unknown> => {
+    const [kind, op] = name.split('.') as ['vital' | 'diagnosis' | 'alergi' | 'catatan', string];
+    const record = {
+      vital: async () => ({ kunjunganId: (await visit('arrived')).id, measurements: BP }),
+      diagnosis: async () => ({ kunjunganId: (await visit('in-progress')).id, code: 'J06.9', rank: 'primary' }),
+      alergi: async () => ({ pasienId: (await visit('planned')).pasienId, noneKnown: true }),
+      catatan: async () => ({ kunjunganId: (await visit('in-progress')).id, assessment: 'ISPA' }),
+    };
+    const amend = {
+      vital: { measurements: BP },
+      diagnosis: { code: 'J06.9', rank: 'primary' },
+      alergi: { substance: 'Udang', category: 'food' },
+      catatan: { plan: 'Kontrol tiga hari lagi' },
+    };
+    switch (op) {
+      case 'list':
+        return kind === 'alergi' ? { pasienId: (await visit('planned')).pasienId } : { kunjunganId: (await visit('planned')).id };
+      case 'history':
+        return { id: await entry(kind) };
+      case 'record':
+        return record[kind]();
+      case 'amend':
+        return { id: await entry(kind), expectedVersion: 1, reason: REASON, ...amend[kind] };
+      case 'retract':
+        return { id: await entry(kind), expectedVersion: 1, reason: REASON };
+      default:
+        throw new Error(`no sample input for ${name}: add one to rbac.int.test.ts`);
     }
   };
   /** Allowed: answered; finishing is allowed and then refused for want of a primary diagnosis. */
@@ -85,17 +144,24 @@ describe('RBAC and scopes', () => {
   before(async () => {
     r = await startRecords('rbac');
     admin = await r.principal('rs-demo', 'tenant_admin');
+    doctor = await r.principal('rs-demo', 'doctor', { scopes: ['simrs:read', 'simrs:write'] });
+    await r.owner.query(
+      "insert into records.kode (system, code, display_en, display_id) values ('icd-10', 'J06.9', 'Acute upper respiratory infection', 'Infeksi saluran napas atas akut')",
+    );
     poliId = dataOf<{ id: string }>(await r.mutate('poli.create', { kode: 'UMUM', nama: 'Poli Umum' }, admin)).id;
-    // Every role's user works at the clinic, so that only the role decides (need-to-know aside).
+    // Every role's user works at the clinic, so that only the role decides: the treatment relationship
+    // holds for every visit below.
     for (const role of ROLES) dataOf(await r.mutate('poli.assign', { poliId, userId: `${role}@rs-demo` }, admin));
   });
   after(async () => {
     await r?.stop();
   });
 
+  for (const name of ALL.filter((n) => !served.has(n))) test.todo(`${name}: in the matrix, not served by the router yet`);
+
   for (const role of ROLES) {
-    for (const [name, spec] of Object.entries(PROCEDURES) as [ProcedureName, (typeof PROCEDURES)[ProcedureName]][]) {
-      const allowed = roleMay(role, spec.permission);
+    for (const name of SERVED) {
+      const allowed = roleMay(role, PROCEDURES[name].permission);
       test(`${role} ${allowed ? 'may' : 'may not'} call ${name}`, async () => {
         const principal = await r.principal('rs-demo', role, { scopes: ['simrs:read', 'simrs:write'] });
         const reply = await call(name, await inputFor(name), principal);
@@ -107,7 +173,7 @@ describe('RBAC and scopes', () => {
 
   test('a read-only credential can query and cannot mutate', async () => {
     const readOnly = await r.principal('rs-demo', 'tenant_admin', { scopes: ['simrs:read'], clientId: 'client-ro' });
-    for (const name of Object.keys(PROCEDURES) as ProcedureName[]) {
+    for (const name of SERVED) {
       const reply = await call(name, await inputFor(name), readOnly);
       if (PROCEDURES[name].kind === 'query' && roleMay('tenant_admin', PROCEDURES[name].permission)) dataOf(reply);
       else if (PROCEDURES[name].kind === 'query') assertEnvelope(reply, 403, 'FORBIDDEN');
@@ -121,14 +187,12 @@ describe('RBAC and scopes', () => {
     const none = await r.principal('rs-demo', 'tenant_admin', { scopes: ['openid'] });
     assert.match(assertEnvelope(await r.query('pasien.list', {}, writeOnly), 403).message, /simrs:read/);
     dataOf(await r.mutate('pasien.create', newPasien(++n), writeOnly));
-    for (const name of Object.keys(PROCEDURES) as ProcedureName[])
-      assertEnvelope(await call(name, await inputFor(name), none), 403, 'FORBIDDEN');
+    for (const name of SERVED) assertEnvelope(await call(name, await inputFor(name), none), 403, 'FORBIDDEN');
   });
 
   test('a role records does not know may do nothing', async () => {
     const janitor = await r.principal('rs-demo', 'janitor', { scopes: ['simrs:read', 'simrs:write'] });
-    for (const name of Object.keys(PROCEDURES) as ProcedureName[])
-      assertEnvelope(await call(name, await inputFor(name), janitor), 403, 'FORBIDDEN');
+    for (const name of SERVED) assertEnvelope(await call(name, await inputFor(name), janitor), 403, 'FORBIDDEN');
   });
 
   test('no principal, a forged, expired, unsigned or malformed one: 401 everywhere but healthCheck', async () => {
@@ -149,7 +213,7 @@ describe('RBAC and scopes', () => {
       (_m, payload: string) => `.${payload.slice(0, -2)}${payload.slice(-2) === 'fQ' ? 'fX' : 'fQ'}.`,
     );
     for (const principal of [undefined, forged, expired, unsigned, tampered, 'not-a-jwt', '']) {
-      for (const name of Object.keys(PROCEDURES) as ProcedureName[]) {
+      for (const name of SERVED) {
         const input = PROCEDURES[name].kind === 'query' ? {} : newPasien(++n);
         assertEnvelope(await call(name, input, principal), 401, 'UNAUTHORIZED');
       }

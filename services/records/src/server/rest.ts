@@ -3,7 +3,8 @@
 // has the same guards and the same strict input schemas as tRPC. trpc-to-openapi's own request handler
 // is not used: it read the query string into a plain object (a key such as `constructor` met what every
 // object inherits, a 500) and switched number coercion on inside the schemas tRPC shares. Here a query
-// value becomes a number only where the document types the parameter as one, on the query alone.
+// value becomes a number (or a boolean: `true`, `false`) only where the document types the parameter as
+// one, on the query alone.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import type { OpenAPIObject } from 'trpc-to-openapi';
@@ -22,6 +23,8 @@ interface Operation {
   takesInput: boolean;
   /** Query parameters the document types as numbers. */
   numeric: ReadonlySet<string>;
+  /** Query parameters the document types as booleans (`true` or `false` in the query). */
+  flags: ReadonlySet<string>;
 }
 
 interface ParameterObject {
@@ -44,12 +47,14 @@ function operationsOf(doc: OpenAPIObject): Operation[] {
       const numeric = parameters
         .filter((p) => p.in === 'query' && (p.schema?.type === 'integer' || p.schema?.type === 'number'))
         .map((p) => p.name);
+      const flags = parameters.filter((p) => p.in === 'query' && p.schema?.type === 'boolean').map((p) => p.name);
       ops.push({
         method: method.toUpperCase(),
         pattern,
         procedure: op.operationId.replace(/-/g, '.'),
         takesInput: parameters.length > 0 || op.requestBody !== undefined,
         numeric: new Set(numeric),
+        flags: new Set(flags),
       });
     }
   }
@@ -69,11 +74,13 @@ const decoded = (value: string) => {
  * property, whatever its name; the strict schema names the ones it does not know), a repeated key as a
  * list, then the path parameters.
  */
-function queryInput(search: string, numeric: ReadonlySet<string>, pathParams: Record<string, string>): Record<string, unknown> {
+function queryInput(search: string, op: Operation, pathParams: Record<string, string>): Record<string, unknown> {
   const params = new URLSearchParams(search);
   const input = Object.create(null) as Record<string, unknown>;
+  const typed = (key: string, v: string) =>
+    op.numeric.has(key) && WHOLE.test(v) ? Number(v) : op.flags.has(key) && (v === 'true' || v === 'false') ? v === 'true' : v;
   for (const key of new Set(params.keys())) {
-    const values = params.getAll(key).map((v) => (numeric.has(key) && WHOLE.test(v) ? Number(v) : v));
+    const values = params.getAll(key).map((v) => typed(key, v));
     input[key] = values.length === 1 ? values[0] : values;
   }
   return Object.assign(input, pathParams);
@@ -115,11 +122,7 @@ export function restHandler(opts: RestOptions) {
     if (!op) return fail(res, new TRPCError({ code: 'NOT_FOUND', message: 'no such route' }), undefined);
     const pathParams: Record<string, string> = {};
     for (const [name, value] of Object.entries(op.pattern.exec(path)?.groups ?? {})) pathParams[name] = decoded(value);
-    const input = !op.takesInput
-      ? undefined
-      : req.method === 'GET'
-        ? queryInput(search, op.numeric, pathParams)
-        : bodyInput(body, pathParams);
+    const input = !op.takesInput ? undefined : req.method === 'GET' ? queryInput(search, op, pathParams) : bodyInput(body, pathParams);
     try {
       // The procedure's path comes from the document, never from the request.
       const caller = callerOf(await opts.createContext(req));

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { auditRouter } from '../audit/index.ts';
 import { btgRouter } from '../btg/index.ts';
 import { alergiRouter, catatanRouter, diagnosisRouter, vitalRouter } from '../klinis/index.ts';
+import { kodeRouter } from '../kode/index.ts';
 import { klinisRouter, kunjunganRouter } from '../kunjungan/index.ts';
 import { pasienRouter } from '../pasien/index.ts';
 import { pengaturanRouter, poliRouter } from '../poli/index.ts';
@@ -39,6 +40,7 @@ export const appRouter = router({
   diagnosis: diagnosisRouter,
   alergi: alergiRouter,
   catatan: catatanRouter,
+  kode: kodeRouter,
 });
 
 export type AppRouter = typeof appRouter;

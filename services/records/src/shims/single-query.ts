@@ -1,27 +1,28 @@
 // SHIM: tRPC's most common call, one query sent as GET (`/trpc/pasien.list?input=...`), answered straight
 // on Node's request and response instead of through tRPC's node adapter, which turns every request into a
 // WHATWG Request (URL, Headers, AbortController) and every answer into a Response read back through a
-// WritableStream. The procedure runs through tRPC's public `callTRPCProcedure` (the same guards, input
-// validation and error mapping) and the answer is built with tRPC's public error shape, status and
+// WritableStream. The procedure runs its middlewares as tRPC's `callTRPCProcedure` does (the same guards,
+// input validation and error mapping), through procedure-call.ts, and the answer is built with tRPC's public error shape, status and
 // serialisation helpers, so it is the adapter's answer byte for byte (server/single-query.test.ts
 // compares the two). Anything else (batches, mutations, HEAD, streaming, an encoded or unknown path, a
 // body type) is left to the adapter.
 //
 // Replaces: `createHTTPHandler` (@trpc/server/adapters/standalone) for single GET queries.
 // Below the public API: only through trpc-router.ts (the router's config for the helpers, and which
-// paths are queries, to leave the rest to the adapter).
+// paths are queries, to leave the rest to the adapter) and procedure-call.ts (the middleware chain).
 // Gain measured: records CPU per `pasien.list` (records straight, 50 connections), adapter 1.090 ms
 // (median of 5 rounds, range 0.699-2.448) against 0.599 ms with this path (range 0.534-0.766): 0.49 ms,
 // about 45 % of records' CPU per request. `AB_BASE_REF=<this path> AB_PATHS=direct,bearer AB_ROUNDS=5
-// node bench/ab.ts`, 2026-11-25, on the shared 2-core machine (both stacks in turns). Its own copy of
-// tRPC's middleware chain (about 3 % of records' CPU when it was measured) went back to tRPC's caller.
+// node bench/ab.ts`, 2026-11-25, on the shared 2-core machine (both stacks in turns). The middleware
+// chain is procedure-call.ts's, with its own measured gain.
 // Upstream: none found. tRPC v11's adapters all go through its Fetch API resolver; there is no issue or
 // PR for a node-native path, and the maintainers decline new core adapters (trpc/trpc#3177).
 // Upgrade test: trpc-router.upgrade.test.ts; server/single-query.test.ts (the adapter's answers, byte for byte).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { callTRPCProcedure, getTRPCErrorFromUnknown, getTRPCErrorShape, TRPCError, transformTRPCResponse } from '@trpc/server';
+import { getTRPCErrorFromUnknown, getTRPCErrorShape, TRPCError, transformTRPCResponse } from '@trpc/server';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { getHTTPStatusCode } from '@trpc/server/http';
+import { callProcedure } from './procedure-call.ts';
 import { procedureTypes, routerConfig } from './trpc-router.ts';
 
 /** A procedure path as tRPC names it, with nothing a URL parser or percent-decoding would change. */
@@ -61,7 +62,7 @@ export function singleQueryHandler<TContext>(
     let error: TRPCError | undefined;
     try {
       ctx = await opts.createContext(req);
-      data = await callTRPCProcedure({ router: opts.router, path, getRawInput, ctx, type: 'query', signal: undefined, batchIndex: 0 });
+      data = await callProcedure(opts.router, { path, getRawInput, ctx, type: 'query', signal: undefined, batchIndex: 0 });
     } catch (cause) {
       error = getTRPCErrorFromUnknown(cause);
       opts.onError(error, path);

@@ -1,5 +1,5 @@
 // SHIM: the procedures of a tRPC router by path, with their type and the router's config, as
-// single-query.ts, the metrics (labels only for known procedures) and the permission matrix's test
+// single-query.ts and procedure-call.ts, the metrics (labels only for known procedures) and the permission matrix's test
 // (every procedure declared with its real kind) need them.
 //
 // Replaces: nothing public. tRPC 11 looks procedures up by path (callers, adapters) but offers no way
@@ -21,6 +21,12 @@ interface RouterInternals {
 export function procedureTypes(router: AnyTRPCRouter): ReadonlyMap<string, string> {
   const { procedures } = (router as unknown as RouterInternals)._def;
   return new Map(Object.entries(procedures).flatMap(([path, proc]) => (proc ? [[path, proc._def.type] as const] : [])));
+}
+
+/** The procedure at `path` (an own key of the router's table: no prototype member), or undefined. */
+export function procedureAt(router: AnyTRPCRouter, path: string): { _def: { type: string } } | undefined {
+  const { procedures } = (router as unknown as RouterInternals)._def;
+  return Object.hasOwn(procedures, path) ? procedures[path] : undefined;
 }
 
 /** The config the router was made with (error formatter, transformer), as tRPC's response helpers take it. */

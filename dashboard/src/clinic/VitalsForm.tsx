@@ -1,0 +1,152 @@
+// Recording a visit's vital signs: one field per sign with its unit beside the label, typed and sent
+// with Enter, an out-of-range value marked while typing (in words, not colour alone), and the API's
+// message for a field shown next to that field. Below, what this visit has recorded, with its flags.
+import { useState } from 'react';
+import type { FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { flagOf, VITAL_SIGNS, vitalByKey } from '@simrs/records/vital-signs';
+import { errorMessage, fieldErrorsOf } from '../lib/errors.ts';
+import { useFormat } from '../lib/format.ts';
+import { useTRPC } from '../lib/trpc.ts';
+import { Status } from '../ui/kit.tsx';
+import { describeVital } from './vitals.ts';
+
+const UNITS: Record<string, string> = Object.fromEntries(VITAL_SIGNS.map((v) => [v.key, v.unitLabel]));
+
+const parse = (raw: string) => Number(raw.trim().replace(',', '.'));
+
+/** L, H, LL or HH for a typed value outside the sign's reference range; nothing for normal or unparsed. */
+export function typedFlag(key: string, raw: string): string | undefined {
+  const sign = vitalByKey(key);
+  if (!sign || raw.trim() === '' || !Number.isFinite(parse(raw))) return undefined;
+  const flag = flagOf(sign, parse(raw));
+  return flag === 'N' ? undefined : flag;
+}
+
+export function VitalsForm({ kunjunganId }: { kunjunganId: string }) {
+  const { t } = useTranslation();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<string>();
+  const record = useMutation(trpc.vital.record.mutationOptions());
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    const keys = VITAL_SIGNS.map((v) => v.key).filter((k) => (values[k] ?? '').trim() !== '');
+    const measurements = keys.map((key) => ({ key, value: parse(values[key]!), unit: vitalByKey(key)!.unit }));
+    setErrors({});
+    setMessage(undefined);
+    record.mutate(
+      { kunjunganId, measurements },
+      {
+        onSuccess: () => {
+          setValues({});
+          setMessage(t('clinic.vitals.saved'));
+          void queryClient.invalidateQueries({ queryKey: trpc.vital.list.pathKey() });
+        },
+        onError: (err) => {
+          // The API names fields by their place in what was sent: measurements.<i>.value.
+          const fields = fieldErrorsOf(t, err);
+          const mapped: Record<string, string> = {};
+          for (const [field, msg] of Object.entries(fields)) {
+            const m = /^measurements\.(\d+)\.\w+$/.exec(field);
+            mapped[m ? keys[Number(m[1])]! : '_form'] = msg;
+          }
+          setErrors(mapped);
+          if (mapped._form || Object.keys(mapped).length === 0) setMessage(mapped._form ?? errorMessage(t, err));
+        },
+      },
+    );
+  }
+
+  return (
+    <section aria-labelledby="vitals-title" id="vitals">
+      <h2 id="vitals-title">{t('clinic.vitals.title')}</h2>
+      <form onSubmit={submit} noValidate className="vitals-form">
+        <div className="vitals-grid">
+          {VITAL_SIGNS.map((v) => (
+            <VitalInput
+              key={v.key}
+              name={v.key}
+              value={values[v.key] ?? ''}
+              error={errors[v.key]}
+              onValue={(val) => setValues((s) => ({ ...s, [v.key]: val }))}
+            />
+          ))}
+        </div>
+        <button type="submit" id="save-vitals" disabled={record.isPending}>
+          {record.isPending ? t('common.saving') : t('clinic.vitals.save')}
+        </button>
+        <Status message={message} error={record.isError} id="vitals-status" />
+      </form>
+      <VisitVitals kunjunganId={kunjunganId} />
+    </section>
+  );
+}
+
+function VitalInput({
+  name,
+  value,
+  error,
+  onValue,
+}: {
+  name: string;
+  value: string;
+  error?: string | undefined;
+  onValue: (v: string) => void;
+}) {
+  const { t } = useTranslation();
+  const flag = typedFlag(name, value);
+  const id = `vital-${name}`;
+  const described = [error ? `${id}-error` : '', flag ? `${id}-flag` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field${error ? ' invalid' : ''}${flag ? ' abnormal' : ''}`}>
+      <label htmlFor={id}>
+        {t(`clinic.vitals.sign.${name as 'nadi'}`)} <span className="unit">({UNITS[name]})</span>
+      </label>
+      <input
+        id={id}
+        name={name}
+        inputMode="decimal"
+        autoComplete="off"
+        value={value}
+        aria-invalid={Boolean(error)}
+        aria-describedby={described}
+        onChange={(e) => onValue(e.target.value)}
+      />
+      {flag ? (
+        <small id={`${id}-flag`} className="flag-note" data-flag={flag}>
+          {t(`clinic.flag.${flag as 'H'}`)}
+        </small>
+      ) : null}
+      {error ? (
+        <small id={`${id}-error`} className="field-error">
+          {error}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+/** This visit's recorded vital signs, each with its flag in words. */
+function VisitVitals({ kunjunganId }: { kunjunganId: string }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const trpc = useTRPC();
+  const list = useQuery(trpc.vital.list.queryOptions({ kunjunganId }));
+  if (!list.data?.length) return null;
+  return (
+    <ul className="entries" id="visit-vitals">
+      {list.data.map((e) => (
+        <li key={e.id} className={e.flag && e.flag !== 'N' ? 'abnormal' : undefined} data-flag={e.flag ?? ''} data-kode={e.kode ?? ''}>
+          {describeVital(t, e)}
+          {e.flag && e.flag !== 'N' ? <strong className="flag"> · {t(`clinic.flag.${e.flag as 'H'}`)}</strong> : null}
+          <span className="muted"> · {f.dateTime(e.waktu)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,42 @@
+// The development code list in the seed: loaded into an empty table, never over a list already there.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { throwawayDatabase } from '@simrs/platform/testing';
+import { createLogger } from '@simrs/platform/logger';
+import { loadCodes } from '../kode/index.ts';
+import { migrateRecords } from './migrate.ts';
+import { seedCodes } from './seed-codes.ts';
+
+let db: Awaited<ReturnType<typeof throwawayDatabase>>;
+let owner: pg.Client;
+
+before(async () => {
+  db = await throwawayDatabase('records_seed_codes');
+  const appUrl = new URL(db.url);
+  appUrl.username = appUrl.password = 'records_app';
+  await migrateRecords(db.url, appUrl.toString(), createLogger('records-test', 'silent'));
+  owner = new pg.Client({ connectionString: db.url });
+  await owner.connect();
+});
+after(async () => {
+  await owner?.end();
+  await db?.drop();
+});
+
+const count = async (where = 'true') =>
+  (await owner.query<{ n: number }>(`select count(*)::int as n from records.kode where system = 'icd-10' and ${where}`)).rows[0]!.n;
+
+test('the seed loads the development list into an empty table, once', async () => {
+  const added = await seedCodes(owner);
+  assert.ok(added >= 90, `${added} codes`);
+  assert.equal(await count('active'), added);
+  assert.equal(await seedCodes(owner), 0);
+  assert.equal(await count(), added);
+});
+
+test('a list the operator loaded is never replaced by the development one', async () => {
+  await loadCodes(owner, 'icd-10', [{ code: 'I10', displayEn: 'Essential (primary) hypertension', displayId: 'Hipertensi esensial' }]);
+  assert.equal(await seedCodes(owner), 0);
+  assert.equal(await count('active'), 1);
+});
