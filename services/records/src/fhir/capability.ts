@@ -132,7 +132,7 @@ export function capabilityStatement(base: string): Record<string, unknown> {
           cors: true,
           service: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/restful-security-service', code: 'SMART-on-FHIR' }] }],
           description:
-            'OAuth 2.0 bearer tokens from the SIMRS authorization server (see .well-known/smart-configuration), or the SIMRS session cookie from allow-listed origins. Scopes: simrs:read (read, search) and simrs:write (create, update, delete), or SMART v2 user/Patient.cruds, user/Encounter.rs, user/Observation.cruds, user/Condition.cruds and user/AllergyIntolerance.cruds scopes (clinical ones also with ?category=<system>|<code>), and patient/ scopes for the patient chosen at a standalone launch (launch/patient); the role decides as well.',
+            'OAuth 2.0 bearer tokens from the SIMRS authorization server (see .well-known/smart-configuration), or the SIMRS session cookie from allow-listed origins. Scopes: simrs:read (read, search) and simrs:write (create, update, delete), or SMART v2 user/Patient.cruds, user/Encounter.rs, user/Observation.cruds, user/Condition.cruds and user/AllergyIntolerance.cruds scopes (reading Observation and Condition also narrowed with ?category=<system>|<code>), and patient/ scopes for the patient chosen at a standalone launch (launch/patient); the role decides as well.',
         },
         resource: [
           {
