@@ -2,5 +2,16 @@
 // permissions.ts), and the need-to-know check for clinical content.
 export { needToKnow } from './need-to-know.ts';
 export type { ClinicalAccess, ClinicalSubject } from './need-to-know.ts';
-export { authorize, CLINICAL_KINDS, NEEDS_RELATIONSHIP, PROCEDURES, RESOURCE_OF_KIND, SCOPE_FOR, roleMay } from './permissions.ts';
+export {
+  ACTION_FOR,
+  authorize,
+  CLINICAL_KINDS,
+  PERMISSION_LABELS,
+  resourceOf,
+  NEEDS_RELATIONSHIP,
+  PROCEDURES,
+  RESOURCE_OF_KIND,
+  SCOPE_FOR,
+  roleMay,
+} from './permissions.ts';
 export type { ClinicalKind, Permission, ProcedureName } from './permissions.ts';

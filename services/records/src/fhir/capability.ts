@@ -3,7 +3,11 @@
 // `.well-known/smart-configuration` (where the authorization server is, what it accepts). Both public.
 import { API_SCOPES, AUTH_BASE_PATH, JWKS_PATH } from '@simrs/contracts/oauth';
 import { LAUNCH_PATIENT_SCOPE, SMART_CAPABILITIES, SMART_SCOPES } from '@simrs/contracts/smart';
+import { FHIR_TYPE, VITAL_SIGNS_PROFILE } from './clinical-mapping.ts';
+import type { ServedKind } from './clinical-mapping.ts';
+import { CLINICAL_PARAMS, CLINICAL_SORTS } from './clinical-params.ts';
 import { ENCOUNTER_PARAMS } from './encounter-interactions.ts';
+import { INCLUDED_MAX } from './includes.ts';
 import { MAX_COUNT, SEARCH_PARAMS, SORTS } from './params.ts';
 
 const DEFINITIONS: Record<string, string> = {
@@ -38,6 +42,8 @@ const ENCOUNTER_RESOURCE = {
   conditionalRead: 'not-supported',
   conditionalUpdate: false,
   conditionalDelete: 'not-supported',
+  searchInclude: ['Encounter:subject'],
+  searchRevInclude: ['Observation:encounter', 'Condition:encounter', 'AllergyIntolerance:encounter'],
   searchParam: ENCOUNTER_PARAMS.map((p) => ({
     name: p.name,
     definition: ENCOUNTER_DEFINITIONS.get(p.name),
@@ -45,6 +51,37 @@ const ENCOUNTER_RESOURCE = {
     documentation: p.documentation,
   })),
 };
+
+const CLINICAL_DOCS: Record<ServedKind, string> = {
+  vital: `Vital signs (FHIR vital-signs profile: LOINC code, UCUM quantity; blood pressure as the 85354-9 panel with components 8480-6 and 8462-4). Create one sign or one blood pressure panel per Observation.`,
+  diagnosis:
+    'Encounter diagnoses coded in ICD-10 (http://hl7.org/fhir/sid/icd-10); rank in the extension https://simrs.id/fhir/StructureDefinition/diagnosis-rank (primary, secondary; default secondary).',
+  alergi: 'Allergies of the patient (code.text the substance, or SNOMED CT 716186003 for no known allergy).',
+};
+
+/** Observation, Condition, AllergyIntolerance: read, vread, history, search, create, update (a correction). */
+function clinicalResource(kind: ServedKind) {
+  return {
+    type: FHIR_TYPE[kind],
+    profile: `http://hl7.org/fhir/StructureDefinition/${FHIR_TYPE[kind]}`,
+    ...(kind === 'vital' ? { supportedProfile: [VITAL_SIGNS_PROFILE] } : {}),
+    documentation: `${CLINICAL_DOCS[kind]} Need-to-know: a treatment relationship with the patient or a break-the-glass grant. Search needs patient (or subject) or encounter; _count 1 to ${MAX_COUNT} (default 20), _sort ${[...CLINICAL_SORTS.keys()].join(', ')} (default -date), pages through Bundle.link next. Entries entered in error are left out of searches unless the status parameter names entered-in-error. Update is a correction: If-Match (or meta.versionId) and the reason in the extension https://simrs.id/fhir/StructureDefinition/amendment-reason; an update marked entered-in-error retracts the entry.`,
+    interaction: ['read', 'vread', 'update', 'history-instance', 'create', 'search-type'].map((code) => ({ code })),
+    versioning: 'versioned-update',
+    readHistory: true,
+    updateCreate: false,
+    conditionalCreate: false,
+    conditionalRead: 'not-supported',
+    conditionalUpdate: false,
+    conditionalDelete: 'not-supported',
+    searchParam: CLINICAL_PARAMS[kind].map((p) => ({
+      name: p.name,
+      definition: p.definition,
+      type: p.type,
+      documentation: p.documentation,
+    })),
+  };
+}
 
 /** The authorization server's endpoints, below the public origin. */
 export function oauthEndpoints(origin: string) {
@@ -95,7 +132,7 @@ export function capabilityStatement(base: string): Record<string, unknown> {
           cors: true,
           service: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/restful-security-service', code: 'SMART-on-FHIR' }] }],
           description:
-            'OAuth 2.0 bearer tokens from the SIMRS authorization server (see .well-known/smart-configuration), or the SIMRS session cookie from allow-listed origins. Scopes: simrs:read (read, search) and simrs:write (create, update, delete), or SMART v2 user/Patient.cruds and user/Encounter.rs scopes, and patient/ scopes for the patient chosen at a standalone launch (launch/patient); the role decides as well.',
+            'OAuth 2.0 bearer tokens from the SIMRS authorization server (see .well-known/smart-configuration), or the SIMRS session cookie from allow-listed origins. Scopes: simrs:read (read, search) and simrs:write (create, update, delete), or SMART v2 user/Patient.cruds, user/Encounter.rs, user/Observation.cruds, user/Condition.cruds and user/AllergyIntolerance.cruds scopes (reading Observation and Condition also narrowed with ?category=<system>|<code>), and patient/ scopes for the patient chosen at a standalone launch (launch/patient); the role decides as well.',
         },
         resource: [
           {
@@ -116,8 +153,16 @@ export function capabilityStatement(base: string): Record<string, unknown> {
               type: p.type,
               documentation: p.documentation,
             })),
+            operation: [
+              {
+                name: 'everything',
+                definition: 'http://hl7.org/fhir/OperationDefinition/Patient-everything',
+                documentation: `The patient, the visits, and the vital signs, diagnoses and allergies the caller may reach (need-to-know), at most ${INCLUDED_MAX} of each type (a warning names the search that pages through the rest).`,
+              },
+            ],
           },
           ENCOUNTER_RESOURCE,
+          ...(Object.keys(FHIR_TYPE) as ServedKind[]).map(clinicalResource),
         ],
       },
     ],

@@ -3,8 +3,10 @@
 // the same rules as the tRPC procedures) and the Prefer header.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '@simrs/contracts/principal';
-import { authorize } from '../access/index.ts';
-import type { Permission } from '../access/index.ts';
+import { scopeGrant } from '@simrs/contracts/smart';
+import type { ScopeGrant } from '@simrs/contracts/smart';
+import { ACTION_FOR, authorize, needToKnow, PERMISSION_LABELS, resourceOf, roleMay } from '../access/index.ts';
+import type { ClinicalSubject, Permission } from '../access/index.ts';
 import type { TenantScope } from '../server/index.ts';
 import { FhirError } from './outcome.ts';
 
@@ -53,3 +55,49 @@ export function patientIdOf(ix: Interaction, only?: string): string {
 
 /** Audit details of every FHIR call: the surface and the interaction, never patient data. */
 export const via = (interaction: string) => ({ via: 'fhir', interaction });
+
+/** Whether an entry's category (its code, with the system it is written in) is within a grant's categories. */
+export function categoryAllowed(categories: readonly string[] | undefined, system: string | undefined, code: string): boolean {
+  if (!categories) return true;
+  return categories.some((c) => {
+    const bar = c.lastIndexOf('|');
+    return bar < 0 ? c === code : c.slice(bar + 1) === code && (system === undefined || c.slice(0, bar) === system);
+  });
+}
+
+/** A clinical access allowed by scope and role; need-to-know follows once the subject is known. */
+export interface ClinicalAllowed {
+  /** How far the scopes reach, and the categories they are narrowed to (`?category=`), from @simrs/contracts/smart. */
+  grant: ScopeGrant;
+  /** The launch patient when the grant reaches only it. */
+  patientId?: string;
+}
+
+/**
+ * Scopes (with their categories), then the role, for a clinical permission. Need-to-know comes after
+ * (needToKnowFor), once the subject is known.
+ */
+export function clinicalGuard(ix: Interaction, permission: Permission): ClinicalAllowed {
+  const action = ACTION_FOR[permission];
+  const grant = scopeGrant(ix.principal.scopes, action, resourceOf(permission));
+  if (!grant) throw new FhirError(403, 'forbidden', `this credential has no scope for ${resourceOf(permission)} (${action})`);
+  if (!roleMay(ix.principal.role, permission))
+    throw new FhirError(403, 'forbidden', `role ${ix.principal.role} may not ${PERMISSION_LABELS[permission]}`);
+  if (grant.reach === 'all') return { grant };
+  if (!ix.principal.patientId)
+    throw new FhirError(403, 'forbidden', 'this credential has only patient/ scopes and no patient in its launch context');
+  return { grant, patientId: ix.principal.patientId.toLowerCase() };
+}
+
+/**
+ * Need-to-know for the subject: refuses (403) without a treatment relationship or a break-the-glass
+ * grant; otherwise the interaction goes on with a tenant scope whose audit rows carry the purpose.
+ */
+export async function needToKnowFor(ix: Interaction, permission: Permission, subject: ClinicalSubject): Promise<{ pasienId: string }> {
+  const access = await needToKnow(ix.scope.db, ix.scope.actor.userId, permission, subject);
+  if (!access) return { pasienId: '' };
+  // Several subjects (a search by two patients): one reached only by a grant flags the whole access.
+  const breakGlass = access.breakGlass || ix.scope.actor.breakGlass === true;
+  ix.scope = { ...ix.scope, actor: { ...ix.scope.actor, breakGlass, purpose: breakGlass ? 'break-the-glass' : 'treatment' } };
+  return { pasienId: access.pasienId };
+}

@@ -8,6 +8,7 @@ import { settingsStore } from '../poli/index.ts';
 import { guard, preferOf, via } from './context.ts';
 import type { Interaction } from './context.ts';
 import { toEncounter } from './encounter.ts';
+import { encounterIncludes, parseIncludes } from './includes.ts';
 import { badRequest, notFound, notSupported, operationOutcome } from './outcome.ts';
 import { DEFAULT_COUNT, MAX_COUNT } from './params.ts';
 import { sendResource, versionHeaders } from './wire.ts';
@@ -35,7 +36,7 @@ export const ENCOUNTER_PARAMS = [
   },
 ] as const;
 
-const CONTROL = new Set(['_count', '_format', '_pretty']);
+const CONTROL = new Set(['_count', '_format', '_pretty', '_include', '_revinclude']);
 const split = (raw: string) => raw.split(',').filter((v) => v !== '');
 
 async function organizationOf(ix: Interaction): Promise<string> {
@@ -106,19 +107,24 @@ function parseEncounterSearch(query: URLSearchParams, strict: boolean): Parsed {
 export async function searchEncounter(ix: Interaction): Promise<void> {
   const { patientId } = guard(ix, 'kunjungan.list');
   const parsed = parseEncounterSearch(ix.query, preferOf(ix.req).strict);
+  const includes = parseIncludes(ix.query);
   if (patientId !== undefined) parsed.pasienIds.push([patientId.toLowerCase()]);
   const { count, used, ignored, ...query } = parsed;
   const filters = used.map(([k]) => k);
   const result = await visitSearch(ix.scope).search({ ...query, limit: count, audit: { ...via('search'), filters } });
   const organizationId = await organizationOf(ix);
   const tenantId = ix.scope.db.tenantId;
-  const params = [...used.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`), `_count=${count}`];
+  const asked = [...used, ...['_include', '_revinclude'].flatMap((k) => ix.query.getAll(k).map((v): [string, string] => [k, v]))];
+  const params = [...asked.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`), `_count=${count}`];
   const entry: Record<string, unknown>[] = result.items.map((k) => ({
     fullUrl: `${ix.base}/Encounter/${k.id}`,
     resource: toEncounter(k, tenantId, organizationId),
     search: { mode: 'match' },
   }));
+  const included = await encounterIncludes(ix, includes, result.items);
+  entry.push(...included.entries);
   const notes = [
+    ...included.notes,
     ...(ignored.length ? [`ignored search parameters: ${ignored.join(', ')}`] : []),
     // Encounter searches are not paged: a patient's or a day's visits fit one page.
     ...(result.more ? [`more than ${count} visits match: narrow the search (patient, date, status)`] : []),

@@ -150,7 +150,7 @@ function endOfPrecision(
 }
 
 /** _lastUpdated: an instant range [lo, hi) at the precision given. */
-function instantRange(param: string, value: string): Range {
+export function instantRange(param: string, value: string): Range {
   const prefix = PREFIX.exec(value)?.[1] ?? 'eq';
   const rest = PREFIX.test(value) ? value.slice(2) : value;
   const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?)?)?$/.exec(rest);

@@ -5,8 +5,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '@simrs/contracts/principal';
 import type { TenantScope } from '../server/index.ts';
 import { capabilityStatement, smartConfiguration } from './capability.ts';
+import { FHIR_TYPE } from './clinical-mapping.ts';
+import type { ServedKind } from './clinical-mapping.ts';
+import { historyEntry, readEntry, vreadEntry } from './clinical-read.ts';
+import { searchEntries } from './clinical-search.ts';
+import { createEntry, updateEntry } from './clinical-write.ts';
 import type { Interaction } from './context.ts';
 import { readEncounter, searchEncounter } from './encounter-interactions.ts';
+import { everything } from './everything.ts';
 import { create, history, read, remove, update, vread } from './interactions.ts';
 import { FIELD_PATHS } from './mapping.ts';
 import { FhirError, sendOutcome } from './outcome.ts';
@@ -29,13 +35,27 @@ const ROUTES: Route[] = [
   { method: 'DELETE', path: '/Patient/{id}', handler: remove },
   { method: 'GET', path: '/Patient/{id}/_history', handler: history },
   { method: 'GET', path: '/Patient/{id}/_history/{vid}', handler: vread },
+  { method: 'GET', path: '/Patient/{id}/$everything', handler: everything },
   { method: 'GET', path: '/Encounter', handler: searchEncounter },
   { method: 'GET', path: '/Encounter/{id}', handler: readEncounter },
+  ...(Object.keys(FHIR_TYPE) as ServedKind[]).flatMap((kind): Route[] => {
+    const type = FHIR_TYPE[kind];
+    return [
+      { method: 'GET', path: `/${type}`, handler: (ix) => searchEntries(ix, kind) },
+      { method: 'POST', path: `/${type}/_search`, handler: (ix) => searchEntries(ix, kind) },
+      { method: 'POST', path: `/${type}`, handler: (ix) => createEntry(ix, kind) },
+      { method: 'GET', path: `/${type}/{id}`, handler: (ix) => readEntry(ix, kind) },
+      { method: 'PUT', path: `/${type}/{id}`, handler: (ix) => updateEntry(ix, kind) },
+      { method: 'GET', path: `/${type}/{id}/_history`, handler: (ix) => historyEntry(ix, kind) },
+      { method: 'GET', path: `/${type}/{id}/_history/{vid}`, handler: (ix) => vreadEntry(ix, kind) },
+    ];
+  }),
 ];
-const SERVED = new Set(['Patient', 'Encounter']);
+const SERVED = new Set(['Patient', 'Encounter', ...Object.values(FHIR_TYPE)]);
 const PUBLIC = ['/metadata', '/.well-known/smart-configuration'];
 
-const patternOf = (path: string) => new RegExp(`^${path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}/?$`);
+// `$` (operations such as $everything) is literal in a path, not the regular expression's end.
+const patternOf = (path: string) => new RegExp(`^${path.replace(/\$/g, '\\$').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}/?$`);
 const MATCHERS = ROUTES.map((r) => ({ ...r, pattern: patternOf(r.path) }));
 
 /** The route label of a FHIR call (method and path template), from the table only. */
@@ -78,7 +98,7 @@ export function createFhirHandler(deps: FhirDeps) {
           404,
           'not-supported',
           type && !SERVED.has(type)
-            ? `resource type ${type} is not supported: this server serves Patient and Encounter`
+            ? `resource type ${type} is not supported: this server serves ${[...SERVED].join(', ')}`
             : 'no such FHIR endpoint',
         );
       }

@@ -3,6 +3,9 @@ export { alergiPrepare, catatanPrepare, diagnosisPrepare, NO_KNOWN_ALLERGY, vita
 export { alergiRouter, catatanRouter, diagnosisRouter, vitalRouter } from './procedures.ts';
 export * from './schema.ts';
 export { klinisReads, versionToEntry } from './reads.ts';
+export type { Only } from './reads.ts';
+export { klinisSearch } from './search.ts';
+export type { EntryQuery, EntrySort, StatusMatch, TimeRange } from './search.ts';
 export { ENTRY_NOT_FOUND, SELECT_ENTRY, toEntry } from './rows.ts';
 export type { Row } from './rows.ts';
 export { klinisStore } from './store.ts';

@@ -8,13 +8,27 @@ import type { Entry, ListInput } from './schema.ts';
 import { ENTRY_NOT_FOUND, SELECT_ENTRY, toEntry } from './rows.ts';
 import type { Row } from './rows.ts';
 
+/** Narrows a read by id to what the caller may see: its categories (a SMART scope's), its patient (a launch patient). */
+export interface Only {
+  kategori?: readonly string[] | undefined;
+  pasienId?: string | undefined;
+}
+
+function onlySql(p: (v: unknown) => string, only: Only): string {
+  const parts = ['true'];
+  if (only.kategori) parts.push(`e.kategori = any(${p(only.kategori)}::text[])`);
+  if (only.pasienId) parts.push(`e.pasien_id = ${p(only.pasienId)}::uuid`);
+  return parts.join(' and ');
+}
+
 export function klinisReads({ db, actor }: TenantScope) {
   const auditInsert = auditInsertFor(actor);
   return {
     /** One entry of `kind` (entered-in-error ones too, marked as such). */
-    async get(kind: ClinicalKind, id: string, extra: Record<string, string> = {}): Promise<Entry> {
+    async get(kind: ClinicalKind, id: string, extra: Record<string, string> = {}, only: Only = {}): Promise<Entry> {
       const { values, p } = params();
-      const sql = `with found as (select ${SELECT_ENTRY} from records.klinis e where e.id = ${p(id)}::uuid and e.jenis = ${p(kind)}),
+      const sql = `with found as (select ${SELECT_ENTRY} from records.klinis e where e.id = ${p(id)}::uuid and e.jenis = ${p(kind)}
+          and ${onlySql(p, only)}),
         audit as (${auditInsert(p, 'klinis.read', 'array[found.pasien_id::uuid]', { ...extra, jenis: kind, klinisId: id })} from found)
         select * from found`;
       const [row] = await db.one<Row>(sql, values);
@@ -38,10 +52,10 @@ export function klinisReads({ db, actor }: TenantScope) {
     },
 
     /** Every version of one entry, newest first (empty: no such entry of this kind). */
-    async versions(kind: ClinicalKind, id: string, extra: Record<string, string> = {}): Promise<Entry[]> {
+    async versions(kind: ClinicalKind, id: string, extra: Record<string, string> = {}, only: Only = {}): Promise<Entry[]> {
       const { values, p } = params();
       const sql = `with page as (select v.data from records.klinis_versi v join records.klinis e on e.id = v.klinis_id
-          where v.klinis_id = ${p(id)}::uuid and e.jenis = ${p(kind)} order by v.version desc),
+          where v.klinis_id = ${p(id)}::uuid and e.jenis = ${p(kind)} and ${onlySql(p, only)} order by v.version desc),
         audit as (${auditInsert(p, 'klinis.read', `array[(select pasien_id from records.klinis where id = ${p(id)}::uuid)]`, { ...extra, jenis: kind, klinisId: id, interaction: 'history' })}
           where exists (select 1 from page))
         select * from page`;

@@ -54,7 +54,7 @@ describe('FHIR R4 Patient', () => {
     ]);
     assert.deepEqual(
       cs.body.rest[0].resource.map((x: Json) => x.type),
-      ['Patient', 'Encounter'],
+      ['Patient', 'Encounter', 'Observation', 'Condition', 'AllergyIntolerance'],
     );
     const smart = await fhirCall(r, 'GET', '/.well-known/smart-configuration');
     assert.equal(smart.status, 200);
@@ -212,7 +212,7 @@ describe('FHIR R4 Patient', () => {
     );
     assertOutcome(await fhirCall(r, 'GET', '/Patient/00000000-0000-4000-8000-000000000000', { principal: admin }), 404, 'not-found');
     assertOutcome(await fhirCall(r, 'GET', '/Patient/not-a-uuid', { principal: admin }), 404, 'not-found');
-    assertOutcome(await fhirCall(r, 'GET', '/Observation', { principal: admin }), 404, 'not-supported');
+    assertOutcome(await fhirCall(r, 'GET', '/MedicationRequest', { principal: admin }), 404, 'not-supported');
     assertOutcome(await fhirCall(r, 'PATCH', '/Patient/00000000-0000-4000-8000-000000000000', { principal: admin, raw: '[]' }), 405);
     assertOutcome(await fhirCall(r, 'GET', '/Patient?_format=xml', { principal: admin }), 406, 'not-supported');
     assertOutcome(await fhirCall(r, 'GET', '/Patient', { principal: admin, headers: { accept: 'application/fhir+xml' } }), 406);

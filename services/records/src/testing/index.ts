@@ -1,7 +1,7 @@
 // Test support for the database-backed tests: a throwaway database, the real records process
 // connected as the application role, principals signed like the gateway signs them, and small
 // tRPC/REST/FHIR callers (FHIR bodies checked against the R4 definitions); the clinical fixtures are
-// klinis.ts's. Not imported by production code.
+// klinis.ts's, and the clinical FHIR ones fhir-klinis.ts's. Not imported by production code.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -17,6 +17,7 @@ export { dataOf, newPasien } from './base.ts';
 export type { RecordsUnderTest, Reply } from './base.ts';
 export { BP, chart, clinicalCalls, clinicalInput, KINDS, loadCodes, restCaller } from './klinis.ts';
 export type { Chart, Kind } from './klinis.ts';
+export * from './fhir-klinis.ts';
 
 export function appUrlFor(ownerUrl: string): string {
   const url = new URL(ownerUrl);
