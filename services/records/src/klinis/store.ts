@@ -32,20 +32,10 @@ export interface Target {
 }
 
 /**
- * The patient the target names, after the visit's state allows the kind: a planned visit takes no
- * findings yet, a cancelled one none at all, a finished one only amendments (with their reason).
- * The visit's row is share-locked, so it cannot be finished meanwhile.
+ * Whether the visit's state allows the kind: a planned visit takes no findings yet, a cancelled one
+ * none at all, a finished one only amendments (with their reason).
  */
-async function resolveTarget(q: Querier, kind: ClinicalKind, target: Target): Promise<string> {
-  if (!target.kunjunganId) {
-    const [p] = await q.query<{ status: string }>('select status from records.pasien where id = $1::uuid', [target.pasienId]);
-    if (!p) throw new TRPCError({ code: 'NOT_FOUND', message: 'patient not found' });
-    return target.pasienId!;
-  }
-  const [k] = await q.query<{ status: string; pasien_id: string }>(
-    'select status, pasien_id::text as pasien_id from records.kunjungan where id = $1::uuid for share',
-    [target.kunjunganId],
-  );
+function checkVisit(kind: ClinicalKind, k: { status: string; pasien_id: string } | undefined, target: Target): string {
   if (!k) throw new TRPCError({ code: 'NOT_FOUND', message: 'visit not found' });
   if (target.pasienId !== undefined && target.pasienId !== k.pasien_id)
     throw badInput({ kunjunganId: ['the visit is not this patient’s'] });
@@ -58,6 +48,23 @@ async function resolveTarget(q: Querier, kind: ClinicalKind, target: Target): Pr
       message: `a ${k.status} visit takes no ${kind} entries yet: check the patient in or start the visit first`,
     });
   return k.pasien_id;
+}
+
+/**
+ * The patient the target names, after the visit's state allows the kind (checkVisit). The visit's row
+ * is share-locked, so it cannot be finished meanwhile.
+ */
+async function resolveTarget(q: Querier, kind: ClinicalKind, target: Target): Promise<string> {
+  if (!target.kunjunganId) {
+    const [p] = await q.query<{ status: string }>('select status from records.pasien where id = $1::uuid', [target.pasienId]);
+    if (!p) throw new TRPCError({ code: 'NOT_FOUND', message: 'patient not found' });
+    return target.pasienId!;
+  }
+  const [k] = await q.query<{ status: string; pasien_id: string }>(
+    'select status, pasien_id::text as pasien_id from records.kunjungan where id = $1::uuid for share',
+    [target.kunjunganId],
+  );
+  return checkVisit(kind, k, target);
 }
 
 /** The expected version, checked against the entry's, as the other stores do. */
@@ -105,10 +112,56 @@ async function writeVersion(
   return toEntry(written!);
 }
 
+/** The INSERT of prepared entries of `kind` for the patient `patient` (a SELECT of pasien_id), returning them. */
+function insertEntries(
+  p: (v: unknown) => string,
+  actor: Actor,
+  kind: ClinicalKind,
+  patient: string,
+  target: Target,
+  prepared: Prepared[],
+): string {
+  const stamp = `${p(actor.userId)}, ${p(actor.role)}`;
+  return `insert into records.klinis (jenis, pasien_id, kunjungan_id, kode, kategori, peran, isi, flag, waktu, alasan,
+                                      created_by, created_role, updated_by, updated_role)
+    select ${p(kind)}, t.pasien_id, ${p(target.kunjunganId ?? null)}::uuid, x.kode, x.kategori, x.peran, x.isi, x.flag,
+           coalesce(${p(target.waktu ?? null)}::timestamptz, now()), ${p(target.reason ?? null)}, ${stamp}, ${stamp}
+    from (${patient}) t cross join jsonb_to_recordset(${p(JSON.stringify(prepared))}::jsonb) as x(kode text, kategori text, peran text, isi jsonb, flag text)
+    returning *`;
+}
+
+/**
+ * New entries of a kind whose checks need nothing from the database (vital signs) in a visit: the
+ * visit's state check, the entries and their audit row in one statement (so one round trip, and
+ * prepared), the visit share-locked as record() locks it. When nothing was written, the visit's
+ * state says why.
+ */
+async function recordInVisit(
+  { db, actor }: TenantScope,
+  kind: ClinicalKind,
+  target: Target & { kunjunganId: string },
+  prepared: Prepared[],
+  extra: Record<string, string>,
+): Promise<Entry[]> {
+  const { values, p } = params();
+  const allowed = `k.status in (${OPEN_FOR[kind].map((s) => `'${s}'`).join(', ')}) or (k.status = 'finished' and ${p(target.reason ?? null)}::text is not null)`;
+  const sql = `with ok as (select k.pasien_id from records.kunjungan k where k.id = ${p(target.kunjunganId)}::uuid and (${allowed}) for share of k),
+      e as (${insertEntries(p, actor, kind, 'select ok.pasien_id from ok', target, prepared)}),
+      audit as (${auditInsertFor(actor)(p, 'klinis.record', 'array[ok.pasien_id]', { ...extra, jenis: kind, kunjunganId: target.kunjunganId })} from ok)
+      select ${SELECT_ENTRY} from e order by e.kode`;
+  const rows = await db.one<Row>(sql, values);
+  if (rows.length > 0) return rows.map(toEntry);
+  const [k] = await db.one<{ status: string; pasien_id: string }>(
+    'select status, pasien_id::text as pasien_id from records.kunjungan where id = $1::uuid',
+    [target.kunjunganId],
+  );
+  checkVisit(kind, k, target);
+  throw new TRPCError({ code: 'CONFLICT', message: 'the visit changed meanwhile: try again' });
+}
+
 export function klinisStore(scope: TenantScope) {
   const { db, actor } = scope;
   const auditInsert = auditInsertFor(actor);
-  const stamp = (p: (v: unknown) => string) => `${p(actor.userId)}, ${p(actor.role)}`;
 
   return {
     /** New entries of one kind, in one transaction with their audit row. */
@@ -117,18 +170,20 @@ export function klinisStore(scope: TenantScope) {
         const pasienId = await resolveTarget(q, kind, target);
         const prepared = await prepare(q, pasienId);
         const { values, p } = params();
-        const sql = `with e as (
-            insert into records.klinis (jenis, pasien_id, kunjungan_id, kode, kategori, peran, isi, flag, waktu, alasan,
-                                        created_by, created_role, updated_by, updated_role)
-            select ${p(kind)}, ${p(pasienId)}::uuid, ${p(target.kunjunganId ?? null)}::uuid, x.kode, x.kategori, x.peran, x.isi, x.flag,
-                   coalesce(${p(target.waktu ?? null)}::timestamptz, now()), ${p(target.reason ?? null)}, ${stamp(p)}, ${stamp(p)}
-            from jsonb_to_recordset(${p(JSON.stringify(prepared))}::jsonb) as x(kode text, kategori text, peran text, isi jsonb, flag text)
-            returning *),
+        const sql = `with e as (${insertEntries(p, actor, kind, `select ${p(pasienId)}::uuid as pasien_id`, target, prepared)}),
           audit as (${auditInsert(p, 'klinis.record', `array[${p(pasienId)}::uuid]`, { ...extra, jenis: kind, kunjunganId: target.kunjunganId ?? '' })})
           select ${SELECT_ENTRY} from e order by e.kode`;
         return (await q.query<Row>(sql, values)).map(toEntry);
       });
     },
+
+    /** New entries in a visit in one statement: see recordInVisit. */
+    recordInVisit: (
+      kind: ClinicalKind,
+      target: Target & { kunjunganId: string },
+      prepared: Prepared[],
+      extra: Record<string, string> = {},
+    ) => recordInVisit(scope, kind, target, prepared, extra),
 
     /** A correction: the entry's next version, with its reason. */
     async amend(
