@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { COLUMNS, normalizePhone, syntheticPasien } from '../pasien/index.ts';
 import type { CreatePasienInput, PasienFieldName } from '../pasien/index.ts';
-import { generateClinical } from '../klinis/synth.ts';
+import { generateClinical } from '../klinis/index.ts';
 import { log } from '../server/index.ts';
 import { migrateRecords } from './migrate.ts';
 import { APP_GROUP_ROLE } from './roles.ts';

@@ -5,8 +5,6 @@
 // states that the service serves as worklists and takes vital signs on, and a second run adding nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { seedTenant } from '../db/seed.ts';
-import { syntheticPasien } from '../pasien/index.ts';
 import { dataOf, startRecords } from '../testing/index.ts';
 import type { RecordsUnderTest } from '../testing/index.ts';
 import { generateClinical, SYNTH_CLINICS } from './synth.ts';
@@ -21,10 +19,14 @@ describe('synthetic clinical history', () => {
 
   before(async () => {
     r = await startRecords('synth');
-    await seedTenant(
-      r.owner,
-      TENANT,
-      Array.from({ length: PATIENTS }, (_, i) => syntheticPasien(9, i)),
+    // Patients of all ages, both sexes (what the generator reads of them), set-based.
+    await r.owner.query(
+      `insert into records.pasien (tenant_id, no_rm, nik, nama, tempat_lahir, tanggal_lahir, jenis_kelamin, alamat, kota_kabupaten, provinsi,
+                                   created_by, updated_by)
+       select $1, lpad(g::text, 8, '0'), '3273' || lpad(g::text, 12, '0'), 'Pasien ' || g, 'Bandung', date '1940-01-01' + (g * 37) % 30000,
+              case when g % 2 = 0 then 'P' else 'L' end, 'Jl. Merdeka No. 1', 'Kota Bandung', 'Jawa Barat', 'test', 'test'
+       from generate_series(1, $2::int) g`,
+      [TENANT, PATIENTS],
     );
     const result = await generateClinical(r.owner, { tenantId: TENANT, today: true, clinics: SYNTH_CLINICS, chunk: 2_000 });
     assert.equal(result.skipped, false);
