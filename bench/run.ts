@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, printed as tables. Speed and memory targets live here, never in
-// timed tests. BENCH_ONLY=records|gateway|refresh|dashboard|trips runs one part.
+// timed tests. BENCH_ONLY=records|gateway|refresh|klinis|dashboard|trips runs one part.
 import { printTable } from './load.ts';
 import { conditions } from './wrk.ts';
 
@@ -17,6 +17,11 @@ const parts: Record<string, { title: string; load: () => Promise<Bench> }> = {
   refresh: {
     title: 'token refreshes alone (refresh grant through the gateway), with CPU time per refresh',
     load: async () => (await import('./refresh.ts')).benchRefresh,
+  },
+  klinis: {
+    title:
+      "clinical records: a patient's timeline, a clinic's worklist and vital-sign writes against the database's ceiling (straight to records)",
+    load: async () => (await import('./klinis.ts')).benchKlinis,
   },
   dashboard: {
     title: 'dashboard: first load (gzipped) and patient search through the gateway with a session cookie',

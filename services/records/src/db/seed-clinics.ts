@@ -26,15 +26,36 @@ export function parseClinicians(text: string | undefined): Map<string, string[]>
 }
 
 /**
+ * Moves the start of each clinic's queue on, as a morning would have: the first two seed visits of
+ * today arrived, and the first of them in progress, so that a clinician's worklist has a patient to
+ * see and one waiting.
+ */
+async function startTheDay(owner: pg.ClientBase, tenantId: string): Promise<void> {
+  const today = "(now() at time zone 'Asia/Jakarta')::date";
+  const steps = [
+    { status: 'arrived', role: 'registration_clerk', queue: 2, from: 'planned', started: '' },
+    { status: 'in-progress', role: 'nurse', queue: 1, from: 'arrived', started: ', started_at = now()' },
+  ];
+  for (const step of steps) {
+    await owner.query(
+      `with u as (update records.kunjungan set status = $2, version = version + 1, updated_at = now(), updated_by = 'seed'${step.started}
+                  where tenant_id = $1 and tanggal = ${today} and created_by = 'seed' and status = $3 and no_antrean <= $4 returning id)
+       insert into records.kunjungan_status (tenant_id, kunjungan_id, status, actor_user_id, actor_role) select $1, id, $2, 'seed', $5 from u`,
+      [tenantId, step.status, step.from, step.queue, step.role],
+    );
+  }
+}
+
+/**
  * Creates the clinics that are missing, assigns the given clinicians, and registers `perClinic`
  * visits today at each clinic unless the hospital has visits today already (so a second run adds
- * nothing). Returns how many visits it registered.
+ * nothing), the first of each queue arrived and in progress. Returns how many visits it registered.
  */
 export async function seedClinics(
   owner: pg.ClientBase,
   tenantId: string,
   clinicians: Map<string, string[]>,
-  perClinic = 4,
+  perClinic = 6,
 ): Promise<number> {
   await owner.query('begin');
   try {
@@ -78,6 +99,7 @@ export async function seedClinics(
         await owner.query(REGISTER_SQL, [p.id, poliId, 'seed', 'registration_clerk']);
         added++;
       }
+      await startTheDay(owner, tenantId);
     }
     await owner.query('commit');
     return added;

@@ -1,12 +1,14 @@
 // `node src/db/seed.ts`: development data. Gives tenant rs-demo a few hundred synthetic patients,
-// three clinics and today's visits (seed-clinics.ts), and rs-lain some patients of its own
-// (deterministic, so a second run adds nothing); and the development ICD-10 list while there is none
-// (seed-codes.ts). Runs as the owner: MIGRATION_DATABASE_URL when set (then DATABASE_URL is the
-// application role), else DATABASE_URL.
+// three clinics and today's visits (seed-clinics.ts), two years of clinical history for its patients
+// (past visits with vital signs, diagnoses, notes, allergies: klinis/synth.ts), and rs-lain some
+// patients of its own (deterministic, or skipped when there already, so a second run adds nothing); and
+// the development ICD-10 list while there is none (seed-codes.ts). Runs as the owner:
+// MIGRATION_DATABASE_URL when set (then DATABASE_URL is the application role), else DATABASE_URL.
 // Applies the migrations first, so it works on an empty database too.
 import pg from 'pg';
 import { COLUMNS, normalizePhone, syntheticPasien } from '../pasien/index.ts';
 import type { CreatePasienInput, PasienFieldName } from '../pasien/index.ts';
+import { generateClinical } from '../klinis/index.ts';
 import { log } from '../server/index.ts';
 import { migrateRecords } from './migrate.ts';
 import { APP_GROUP_ROLE } from './roles.ts';
@@ -49,6 +51,21 @@ export async function seedTenant(owner: pg.ClientBase, tenantId: string, patient
   }
 }
 
+/** Everything above, for the demo tenants; `clinicians` get today's worklists at their clinics. */
+export async function seedRecords(owner: pg.ClientBase, clinicians: Map<string, string[]>): Promise<void> {
+  for (const t of SEED_TENANTS) {
+    const patients = Array.from({ length: t.count }, (_, i) => syntheticPasien(t.seed, i));
+    const added = await seedTenant(owner, t.tenantId, patients);
+    log.info({ tenant: t.tenantId, added, total: t.count }, 'seeded patients');
+  }
+  const visits = await seedClinics(owner, 'rs-demo', clinicians);
+  log.info({ tenant: 'rs-demo', visits, clinicians: clinicians.size }, 'seeded clinics and today’s visits');
+  if (clinicians.size === 0) log.info('no clinicians assigned: set SEED_CLINICIANS or use poli.assign');
+  log.info({ system: 'icd-10', added: await seedCodes(owner) }, 'seeded the development code list');
+  const history = await generateClinical(owner, { tenantId: 'rs-demo' });
+  if (!history.skipped) log.info({ tenant: 'rs-demo', visits: history.visits, seconds: history.seconds }, 'seeded clinical history');
+}
+
 if (import.meta.main) {
   const ownerUrl = process.env.MIGRATION_DATABASE_URL ?? process.env.DATABASE_URL;
   if (!ownerUrl) {
@@ -68,16 +85,7 @@ if (import.meta.main) {
     const owner = new pg.Client({ connectionString: ownerUrl });
     await owner.connect();
     try {
-      for (const t of SEED_TENANTS) {
-        const patients = Array.from({ length: t.count }, (_, i) => syntheticPasien(t.seed, i));
-        const added = await seedTenant(owner, t.tenantId, patients);
-        log.info({ tenant: t.tenantId, added, total: t.count }, 'seeded patients');
-      }
-      const clinicians = parseClinicians(process.env.SEED_CLINICIANS);
-      const visits = await seedClinics(owner, 'rs-demo', clinicians);
-      log.info({ tenant: 'rs-demo', visits, clinicians: clinicians.size }, 'seeded clinics and today’s visits');
-      if (clinicians.size === 0) log.info('no clinicians assigned: set SEED_CLINICIANS or use poli.assign');
-      log.info({ system: 'icd-10', added: await seedCodes(owner) }, 'seeded the development code list');
+      await seedRecords(owner, parseClinicians(process.env.SEED_CLINICIANS));
     } finally {
       await owner.end();
     }

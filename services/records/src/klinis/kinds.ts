@@ -14,6 +14,13 @@ import type { Measurement } from './vital.ts';
 /** SNOMED CT's "No known allergy": an explicit answer, unlike an empty list ("not yet asked"). */
 export const NO_KNOWN_ALLERGY = { system: 'http://snomed.info/sct', code: '716186003', display: 'No known allergy' };
 
+/** Checked vital signs as the entries they make; their problems as a 400. */
+export function checkedVitals(measurements: readonly Measurement[], field = 'measurements'): Prepared[] {
+  const prepared = prepareVitals(measurements, field);
+  if (!Array.isArray(prepared)) throw badInput(prepared);
+  return prepared;
+}
+
 export function vitalsPrepare(measurements: readonly Measurement[], field = 'measurements'): Prepare {
   return async (_q, _pasienId, current) => {
     await Promise.resolve();
@@ -24,9 +31,7 @@ export function vitalsPrepare(measurements: readonly Measurement[], field = 'mea
       if (given.join() !== [...keys].sort().join())
         throw badInput({ [field]: [`this entry measures ${keys.join(' and ')}: correct those`] });
     }
-    const prepared = prepareVitals(measurements, field);
-    if (!Array.isArray(prepared)) throw badInput(prepared);
-    return prepared;
+    return checkedVitals(measurements, field);
   };
 }
 

@@ -31,29 +31,21 @@ export interface Target {
   reason?: string | undefined;
 }
 
+const VISIT_STATE_SQL = `select k.status, k.pasien_id::text as pasien_id, ps.status as pasien_status
+  from records.kunjungan k join records.pasien ps on ps.id = k.pasien_id where k.id = $1::uuid`;
+
 /**
- * The patient the target names, after the visit's state allows the kind: a planned visit takes no
- * findings yet, a cancelled one none at all, a finished one only amendments (with their reason).
- * The visit's row is share-locked, so it cannot be finished meanwhile.
+ * Whether the visit's state allows the kind: a planned visit takes no findings yet, a cancelled one
+ * none at all, a finished one only amendments (with their reason).
  */
-async function resolveTarget(q: Querier, kind: ClinicalKind, target: Target): Promise<string> {
-  if (!target.kunjunganId) {
-    const [p] = await q.query<{ status: string }>('select status from records.pasien where id = $1::uuid', [target.pasienId]);
-    if (!p) throw new TRPCError({ code: 'NOT_FOUND', message: 'patient not found' });
-    if (p.status !== 'active')
-      throw new TRPCError({ code: 'CONFLICT', message: 'the patient is archived: an archived record takes no new entries' });
-    return target.pasienId!;
-  }
-  const [k] = await q.query<{ status: string; pasien_id: string; pasien_status: string }>(
-    `select k.status, k.pasien_id::text as pasien_id, p.status as pasien_status from records.kunjungan k
-     join records.pasien p on p.id = k.pasien_id where k.id = $1::uuid for share of k`,
-    [target.kunjunganId],
-  );
+type VisitState = { status: string; pasien_id: string; pasien_status: string };
+const ARCHIVED = () => new TRPCError({ code: 'CONFLICT', message: 'the patient is archived: an archived record takes no new entries' });
+
+function checkVisit(kind: ClinicalKind, k: VisitState | undefined, target: Target): string {
   if (!k) throw new TRPCError({ code: 'NOT_FOUND', message: 'visit not found' });
+  if (k.pasien_status !== 'active') throw ARCHIVED();
   if (target.pasienId !== undefined && target.pasienId !== k.pasien_id)
     throw badInput({ kunjunganId: ['the visit is not this patient’s'] });
-  if (k.pasien_status !== 'active')
-    throw new TRPCError({ code: 'CONFLICT', message: 'the patient is archived: an archived record takes no new entries' });
   if (k.status === 'cancelled') throw new TRPCError({ code: 'CONFLICT', message: 'the visit was cancelled: it takes no clinical entries' });
   if (k.status === 'finished' && !target.reason)
     throw badInput({ reason: ['the visit is finished: an entry added now is an amendment, give its reason'] });
@@ -65,23 +57,26 @@ async function resolveTarget(q: Querier, kind: ClinicalKind, target: Target): Pr
   return k.pasien_id;
 }
 
+/**
+ * The patient the target names, after the visit's state allows the kind (checkVisit). The visit's row
+ * is share-locked, so it cannot be finished meanwhile.
+ */
+async function resolveTarget(q: Querier, kind: ClinicalKind, target: Target): Promise<string> {
+  if (!target.kunjunganId) {
+    const [p] = await q.query<{ status: string }>('select status from records.pasien where id = $1::uuid', [target.pasienId]);
+    if (!p) throw new TRPCError({ code: 'NOT_FOUND', message: 'patient not found' });
+    if (p.status !== 'active') throw ARCHIVED();
+    return target.pasienId!;
+  }
+  const [k] = await q.query<VisitState>(`${VISIT_STATE_SQL} for share of k`, [target.kunjunganId]);
+  return checkVisit(kind, k, target);
+}
+
 /** The expected version, checked against the entry's, as the other stores do. */
 function checkVersion(current: number, expected: number | undefined): void {
   if (expected === undefined || expected === current) return;
   const message = `entry was changed meanwhile (version ${current}, expected ${expected})`;
   throw new TRPCError({ code: 'CONFLICT', message, cause: new FieldErrors({ expectedVersion: [message] }) });
-}
-
-/**
- * A finished visit keeps its primary diagnosis (it was finished on it, and SATUSEHAT refuses an
- * Encounter without one): the primary of a finished visit is corrected, never demoted or withdrawn.
- */
-function keepPrimary(kind: ClinicalKind, row: Row, nextPeran: string | null): void {
-  if (kind !== 'diagnosis' || row.peran !== 'primary' || row.visit_status !== 'finished' || nextPeran === 'primary') return;
-  throw new TRPCError({
-    code: 'CONFLICT',
-    message: 'a finished visit keeps a primary diagnosis: correct its code (diagnosis.amend) instead',
-  });
 }
 
 /** A kind's preparation: may look things up (diagnosis codes) in the writing transaction. */
@@ -122,10 +117,54 @@ async function writeVersion(
   return toEntry(written!);
 }
 
+/** The INSERT of prepared entries of `kind` for the patient `patient` (a SELECT of pasien_id), returning them. */
+function insertEntries(
+  p: (v: unknown) => string,
+  actor: Actor,
+  kind: ClinicalKind,
+  patient: string,
+  target: Target,
+  prepared: Prepared[],
+): string {
+  const stamp = `${p(actor.userId)}, ${p(actor.role)}`;
+  return `insert into records.klinis (jenis, pasien_id, kunjungan_id, kode, kategori, peran, isi, flag, waktu, alasan,
+                                      created_by, created_role, updated_by, updated_role)
+    select ${p(kind)}, t.pasien_id, ${p(target.kunjunganId ?? null)}::uuid, x.kode, x.kategori, x.peran, x.isi, x.flag,
+           coalesce(${p(target.waktu ?? null)}::timestamptz, now()), ${p(target.reason ?? null)}, ${stamp}, ${stamp}
+    from (${patient}) t cross join jsonb_to_recordset(${p(JSON.stringify(prepared))}::jsonb) as x(kode text, kategori text, peran text, isi jsonb, flag text)
+    returning *`;
+}
+
+/**
+ * New entries of a kind whose checks need nothing from the database (vital signs) in a visit: the
+ * visit's state check, the entries and their audit row in one statement (so one round trip, and
+ * prepared), the visit share-locked as record() locks it. When nothing was written, the visit's
+ * state says why.
+ */
+async function recordInVisit(
+  { db, actor }: TenantScope,
+  kind: ClinicalKind,
+  target: Target & { kunjunganId: string },
+  prepared: Prepared[],
+  extra: Record<string, string>,
+): Promise<Entry[]> {
+  const { values, p } = params();
+  const allowed = `k.status in (${OPEN_FOR[kind].map((s) => `'${s}'`).join(', ')}) or (k.status = 'finished' and ${p(target.reason ?? null)}::text is not null)`;
+  const sql = `with ok as (select k.pasien_id from records.kunjungan k join records.pasien ps on ps.id = k.pasien_id
+        where k.id = ${p(target.kunjunganId)}::uuid and ps.status = 'active' and (${allowed}) for share of k),
+      e as (${insertEntries(p, actor, kind, 'select ok.pasien_id from ok', target, prepared)}),
+      audit as (${auditInsertFor(actor)(p, 'klinis.record', 'array[ok.pasien_id]', { ...extra, jenis: kind, kunjunganId: target.kunjunganId })} from ok)
+      select ${SELECT_ENTRY} from e order by e.kode`;
+  const rows = await db.one<Row>(sql, values);
+  if (rows.length > 0) return rows.map(toEntry);
+  const [k] = await db.one<VisitState>(VISIT_STATE_SQL, [target.kunjunganId]);
+  checkVisit(kind, k, target);
+  throw new TRPCError({ code: 'CONFLICT', message: 'the visit changed meanwhile: try again' });
+}
+
 export function klinisStore(scope: TenantScope) {
   const { db, actor } = scope;
   const auditInsert = auditInsertFor(actor);
-  const stamp = (p: (v: unknown) => string) => `${p(actor.userId)}, ${p(actor.role)}`;
 
   return {
     /** New entries of one kind, in one transaction with their audit row. */
@@ -134,18 +173,20 @@ export function klinisStore(scope: TenantScope) {
         const pasienId = await resolveTarget(q, kind, target);
         const prepared = await prepare(q, pasienId);
         const { values, p } = params();
-        const sql = `with e as (
-            insert into records.klinis (jenis, pasien_id, kunjungan_id, kode, kategori, peran, isi, flag, waktu, alasan,
-                                        created_by, created_role, updated_by, updated_role)
-            select ${p(kind)}, ${p(pasienId)}::uuid, ${p(target.kunjunganId ?? null)}::uuid, x.kode, x.kategori, x.peran, x.isi, x.flag,
-                   coalesce(${p(target.waktu ?? null)}::timestamptz, now()), ${p(target.reason ?? null)}, ${stamp(p)}, ${stamp(p)}
-            from jsonb_to_recordset(${p(JSON.stringify(prepared))}::jsonb) as x(kode text, kategori text, peran text, isi jsonb, flag text)
-            returning *),
+        const sql = `with e as (${insertEntries(p, actor, kind, `select ${p(pasienId)}::uuid as pasien_id`, target, prepared)}),
           audit as (${auditInsert(p, 'klinis.record', `array[${p(pasienId)}::uuid]`, { ...extra, jenis: kind, kunjunganId: target.kunjunganId ?? '' })})
           select ${SELECT_ENTRY} from e order by e.kode`;
         return (await q.query<Row>(sql, values)).map(toEntry);
       });
     },
+
+    /** New entries in a visit in one statement: see recordInVisit. */
+    recordInVisit: (
+      kind: ClinicalKind,
+      target: Target & { kunjunganId: string },
+      prepared: Prepared[],
+      extra: Record<string, string> = {},
+    ) => recordInVisit(scope, kind, target, prepared, extra),
 
     /** A correction: the entry's next version, with its reason. */
     async amend(
@@ -162,7 +203,6 @@ export function klinisStore(scope: TenantScope) {
           throw new TRPCError({ code: 'CONFLICT', message: 'the visit was cancelled: its entries do not change' });
         const [next] = await prepare(q, String(row.pasien_id), row);
         if (!next) throw badInput({ _input: ['nothing to correct'] });
-        keepPrimary(kind, row, next.peran ?? null);
         return writeVersion(
           q,
           actor,
@@ -186,7 +226,6 @@ export function klinisStore(scope: TenantScope) {
     ): Promise<Entry> {
       return db.tx(async (q) => {
         const row = await lockEntry(q, kind, id, expectedVersion);
-        keepPrimary(kind, row, null);
         return writeVersion(
           q,
           actor,
