@@ -75,18 +75,6 @@ async function call(url: string, principal: string, path: string, input: unknown
   return { status: res.status, body: await res.json() };
 }
 
-/**
- * The timeline's input: `{ pasienId, limit: 20 }`; a tree whose klinis.riwayat takes the patient alone
- * (before the timeline) refuses `limit`, and is then asked `{ pasienId }`, as the row's name says.
- */
-async function timelineInput(url: string, principal: string, pasienId: string): Promise<(id: string) => unknown> {
-  const first = await call(url, principal, 'klinis.riwayat', { pasienId, limit: 20 });
-  if (first.status === 200) return (id) => ({ pasienId: id, limit: 20 });
-  const second = await call(url, principal, 'klinis.riwayat', { pasienId });
-  if (second.status === 200) return (id) => ({ pasienId: id });
-  throw new Error(`klinis.riwayat answered ${first.status}: ${JSON.stringify(first.body)}`);
-}
-
 /** p50/p95 of each arm, one request at a time, the arms interleaved. */
 async function latencies(url: string, principal: string, arms: { path: string; input: (i: number) => unknown }[]): Promise<number[][]> {
   const times = arms.map(() => [] as number[]);
@@ -152,7 +140,7 @@ export async function benchKlinis(): Promise<Row[]> {
       secret,
       3600,
     );
-    const input = await timelineInput(url, principal, day.patients[0]!);
+    const input = (id: string) => ({ pasienId: id, limit: 20 });
     const pick = <T>(list: T[], i: number) => list[(i * 7919) % list.length]!;
     const [timeline, worklist] = await latencies(url, principal, [
       { path: 'klinis.riwayat', input: (i) => input(pick(day.patients, i)) },

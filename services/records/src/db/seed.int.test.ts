@@ -59,7 +59,7 @@ describe('development seed', () => {
     const doctor = await r.principal('rs-demo', 'doctor', { userId: 'dr-seed' });
     const poliId = (await r.owner.query("select id::text as id from records.poli where tenant_id = 'rs-demo' and kode = 'PD'")).rows[0].id;
     const [first] = dataOf<Visit[]>(await r.query('kunjungan.list', { poliId, limit: 100 }, doctor));
-    const history = dataOf<Visit[]>(await r.query('klinis.riwayat', { pasienId: first!.pasienId }, doctor));
+    const history = dataOf<{ items: Visit[] }>(await r.query('klinis.riwayat', { pasienId: first!.pasienId, limit: 50 }, doctor)).items;
     const past = history.filter((v) => v.status === 'finished');
     assert.ok(past.length >= 1, 'finished visits before today');
     const vitals = dataOf<{ kode: string; kunjunganId: string }[]>(

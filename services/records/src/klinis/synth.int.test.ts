@@ -173,7 +173,7 @@ describe('synthetic clinical history', () => {
       doctor,
     );
     assert.equal(written.status, 200, JSON.stringify(written.body));
-    assert.equal(dataOf<unknown[]>(await r.query('klinis.riwayat', { pasienId: open.pasienId }, doctor)).length > 0, true);
+    assert.ok(dataOf<{ items: unknown[] }>(await r.query('klinis.riwayat', { pasienId: open.pasienId }, doctor)).items.length > 0);
     const clerk = await r.principal(TENANT, 'registration_clerk');
     const next = dataOf<{ noAntrean: number }>(
       await r.mutate('kunjungan.register', { pasienId: open.pasienId, poliId: clinics[0]!.id }, clerk),
