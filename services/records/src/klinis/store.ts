@@ -79,6 +79,18 @@ function checkVersion(current: number, expected: number | undefined): void {
   throw new TRPCError({ code: 'CONFLICT', message, cause: new FieldErrors({ expectedVersion: [message] }) });
 }
 
+/**
+ * A finished visit keeps its primary diagnosis (it was finished on it, and SATUSEHAT refuses an
+ * Encounter without one): the primary of a finished visit is corrected, never demoted or withdrawn.
+ */
+function keepPrimary(kind: ClinicalKind, row: Row, nextPeran: string | null): void {
+  if (kind !== 'diagnosis' || row.peran !== 'primary' || row.visit_status !== 'finished' || nextPeran === 'primary') return;
+  throw new TRPCError({
+    code: 'CONFLICT',
+    message: 'a finished visit keeps a primary diagnosis: correct its code (diagnosis.amend) instead',
+  });
+}
+
 /** A kind's preparation: may look things up (diagnosis codes) in the writing transaction. */
 export type Prepare = (q: Querier, pasienId: string, current?: Row) => Promise<Prepared[]>;
 
@@ -203,6 +215,7 @@ export function klinisStore(scope: TenantScope) {
           throw new TRPCError({ code: 'CONFLICT', message: 'the visit was cancelled: its entries do not change' });
         const [next] = await prepare(q, String(row.pasien_id), row);
         if (!next) throw badInput({ _input: ['nothing to correct'] });
+        keepPrimary(kind, row, next.peran ?? null);
         return writeVersion(
           q,
           actor,
@@ -226,6 +239,7 @@ export function klinisStore(scope: TenantScope) {
     ): Promise<Entry> {
       return db.tx(async (q) => {
         const row = await lockEntry(q, kind, id, expectedVersion);
+        keepPrimary(kind, row, null);
         return writeVersion(
           q,
           actor,
