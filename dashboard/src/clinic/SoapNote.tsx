@@ -20,11 +20,20 @@ export function SoapNote({ kunjunganId }: { kunjunganId: string }) {
   const list = useQuery(trpc.catatan.list.queryOptions({ kunjunganId }));
   const canWrite = useCan('catatan.record');
   const current = list.data?.[0];
+  // Kept here: a save brings a new version, and the form is made again for it (its key), which would
+  // lose a message held inside the form.
+  const [message, setMessage] = useState<string>();
   return (
     <section aria-labelledby="note-title" id="soap-note">
       <h2 id="note-title">{t('clinic.note.title')}</h2>
       {list.isPending ? null : canWrite ? (
-        <NoteForm key={current ? `${current.id}:${current.version}` : 'new'} kunjunganId={kunjunganId} current={current} />
+        <NoteForm
+          key={current ? `${current.id}:${current.version}` : 'new'}
+          kunjunganId={kunjunganId}
+          current={current}
+          message={message}
+          setMessage={setMessage}
+        />
       ) : current ? (
         <dl className="record">
           {PARTS.map((p) => (
@@ -47,7 +56,14 @@ interface Current {
   isi: Record<string, unknown>;
 }
 
-function NoteForm({ kunjunganId, current }: { kunjunganId: string; current: Current | undefined }) {
+interface NoteFormProps {
+  kunjunganId: string;
+  current: Current | undefined;
+  message: string | undefined;
+  setMessage: (message: string | undefined) => void;
+}
+
+function NoteForm({ kunjunganId, current, message, setMessage }: NoteFormProps) {
   const { t } = useTranslation();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -56,7 +72,6 @@ function NoteForm({ kunjunganId, current }: { kunjunganId: string; current: Curr
   );
   const [reason, setReason] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [message, setMessage] = useState<string>();
   const record = useMutation(trpc.catatan.record.mutationOptions());
   const amend = useMutation(trpc.catatan.amend.mutationOptions());
   const pending = record.isPending || amend.isPending;
