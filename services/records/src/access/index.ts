@@ -1,7 +1,7 @@
 // Who may do what: the permission matrix the guards enforce (the README's table is rendered from
 // permissions.ts), and the need-to-know check for clinical content.
-export { needToKnow } from './need-to-know.ts';
-export type { ClinicalAccess, ClinicalSubject } from './need-to-know.ts';
+export { accessColumns, needToKnow } from './need-to-know.ts';
+export type { AccessInStatement, ClinicalAccess, ClinicalSubject } from './need-to-know.ts';
 export {
   ACTION_FOR,
   authorize,

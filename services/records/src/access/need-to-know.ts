@@ -17,14 +17,28 @@ export interface ClinicalAccess {
   breakGlass: boolean;
 }
 
+/**
+ * The check's two answers for a user and a patient (SQL expressions): `rel`, a treatment relationship,
+ * and `btg`, an unexpired break-the-glass grant. Every need-to-know check computes them so.
+ */
+export const accessColumns = (user: string, pasien: string) =>
+  `records.treatment_relationship(${user}, ${pasien}) as rel, records.active_btg(${user}, ${pasien}) as btg`;
+
 const SUBJECT_SQL = {
-  pasien: `select p.id::text as pasien_id, records.treatment_relationship($1, p.id) as rel, records.active_btg($1, p.id) as btg
-           from records.pasien p where p.id = $2::uuid`,
-  kunjungan: `select k.pasien_id::text as pasien_id, records.treatment_relationship($1, k.pasien_id) as rel, records.active_btg($1, k.pasien_id) as btg
-              from records.kunjungan k where k.id = $2::uuid`,
-  klinis: `select e.pasien_id::text as pasien_id, records.treatment_relationship($1, e.pasien_id) as rel, records.active_btg($1, e.pasien_id) as btg
-           from records.klinis e where e.id = $2::uuid`,
+  pasien: `select p.id::text as pasien_id, ${accessColumns('$1', 'p.id')} from records.pasien p where p.id = $2::uuid`,
+  kunjungan: `select k.pasien_id::text as pasien_id, ${accessColumns('$1', 'k.pasien_id')} from records.kunjungan k where k.id = $2::uuid`,
+  klinis: `select e.pasien_id::text as pasien_id, ${accessColumns('$1', 'e.pasien_id')} from records.klinis e where e.id = $2::uuid`,
 };
+
+/**
+ * A need-to-know check left to the handler's own statement (clinicalWriteProcedure): the statement
+ * computes accessColumns, writes only when one of them holds, and flags its audit row from them; when
+ * it wrote nothing, needToKnow with this permission says why.
+ */
+export interface AccessInStatement {
+  readonly permission: Permission;
+  readonly inStatement: true;
+}
 
 /**
  * Refuses (403, or 404 when the subject is not in the caller's hospital) unless `userId` may reach

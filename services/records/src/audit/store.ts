@@ -9,9 +9,16 @@ type Row = Record<string, unknown>;
 
 /** The audit INSERT as a CTE body for `actor`; `ids` is an SQL expression of type uuid[]. */
 export function auditInsertFor(actor: Actor) {
-  return (p: (v: unknown) => string, action: AuditAction, ids: string, details: Record<string, unknown>) =>
+  return (p: (v: unknown) => string, action: AuditAction, ids: string, details: Record<string, unknown>, access?: AccessFlags) =>
     `insert into records.audit_log (actor_user_id, actor_role, client_id, action, pasien_ids, request_id, trace_id, details, break_glass, purpose)
-     select ${p(actor.userId)}, ${p(actor.role)}, ${p(actor.clientId ?? null)}, ${p(action)}, ${ids}, ${p(actor.requestId || null)}, ${p(actor.traceId ?? null)}, ${p(JSON.stringify(details))}::jsonb, ${p(actor.breakGlass === true)}, ${p(actor.purpose ?? null)}`;
+     select ${p(actor.userId)}, ${p(actor.role)}, ${p(actor.clientId ?? null)}, ${p(action)}, ${ids}, ${p(actor.requestId || null)}, ${p(actor.traceId ?? null)}, ${p(JSON.stringify(details))}::jsonb,
+            ${access?.breakGlass ?? p(actor.breakGlass === true)}, ${access?.purpose ?? p(actor.purpose ?? null)}`;
+}
+
+/** The audit row's break-the-glass flag and purpose as SQL expressions, for a statement that checks need-to-know itself. */
+export interface AccessFlags {
+  breakGlass: string;
+  purpose: string;
 }
 
 /** The filters a listing used, by name only: the audit row's details never carry the searched values. */

@@ -3,7 +3,7 @@
 // kinds differ only in their record and amend inputs and in what their checks make of them (kinds.ts).
 import { z } from 'zod';
 import type { ClinicalKind } from '../access/index.ts';
-import { builtOutput, clinicalProcedure, restMeta, router } from '../server/index.ts';
+import { builtOutput, clinicalProcedure, clinicalWriteProcedure, restMeta, router } from '../server/index.ts';
 import { alergiPrepare, catatanPrepare, checkedVitals, diagnosisPrepare, vitalsPrepare } from './kinds.ts';
 import {
   alergiAmendInput,
@@ -77,7 +77,7 @@ const amend = (
 
 export const vitalRouter = router({
   ...commonProcedures('vital'),
-  record: clinicalProcedure('vital.record', vitalRecordInput, (i) => ({ kunjunganId: i.kunjunganId }))
+  record: clinicalWriteProcedure('vital.record', vitalRecordInput)
     .meta(
       recordMeta(
         'vital',
@@ -85,7 +85,7 @@ export const vitalRouter = router({
       ),
     )
     .output(builtOutput(z.array(entryOutput)))
-    .mutation(({ ctx, input }) => klinisStore(ctx.scope).recordInVisit('vital', input, checkedVitals(input.measurements))),
+    .mutation(({ ctx, input }) => klinisStore(ctx.scope).recordInVisit(ctx.access, 'vital', input, checkedVitals(input.measurements))),
   amend: clinicalProcedure('vital.amend', vitalAmendInput, (i) => ({ klinisId: i.id }))
     .meta(amendMeta('vital'))
     .output(builtOutput(entryOutput))

@@ -3,7 +3,8 @@
 // Nothing is deleted or changed in place without its reason (the table's trigger refuses it); every
 // read and write appends its audit row in the same statement or transaction.
 import { TRPCError } from '@trpc/server';
-import type { ClinicalKind } from '../access/index.ts';
+import { accessColumns, needToKnow } from '../access/index.ts';
+import type { AccessInStatement, ClinicalKind } from '../access/index.ts';
 import { auditInsertFor } from '../audit/index.ts';
 import { params } from '../db/index.ts';
 import type { Querier } from '../db/index.ts';
@@ -149,12 +150,14 @@ function insertEntries(
 
 /**
  * New entries of a kind whose checks need nothing from the database (vital signs) in a visit: the
- * visit's state check, the entries and their audit row in one statement (so one round trip, and
- * prepared), the visit share-locked as record() locks it. When nothing was written, the visit's
- * state says why.
+ * need-to-know check (left to this statement by clinicalWriteProcedure), the visit's state check, the
+ * entries and their audit row, flagged as the check found, in one statement (so one round trip, and
+ * prepared), the visit share-locked as record() locks it. When nothing was written, the check and the
+ * visit's state say why.
  */
 async function recordInVisit(
   { db, actor }: TenantScope,
+  access: AccessInStatement,
   kind: ClinicalKind,
   target: Target & { kunjunganId: string },
   prepared: Prepared[],
@@ -162,13 +165,17 @@ async function recordInVisit(
 ): Promise<Entry[]> {
   const { values, p } = params();
   const allowed = `k.status in (${OPEN_FOR[kind].map((s) => `'${s}'`).join(', ')}) or (k.status = 'finished' and ${p(target.reason ?? null)}::text is not null)`;
-  const sql = `with ok as (select k.pasien_id from records.kunjungan k join records.pasien ps on ps.id = k.pasien_id
+  const flags = { breakGlass: 'not ok.rel', purpose: "case when ok.rel then 'treatment' else 'break-the-glass' end" };
+  const sql = `with checked as (select k.pasien_id, ${accessColumns(p(actor.userId), 'k.pasien_id')}
+        from records.kunjungan k join records.pasien ps on ps.id = k.pasien_id
         where k.id = ${p(target.kunjunganId)}::uuid and ps.status = 'active' and (${allowed}) for share of k),
+      ok as (select * from checked where checked.rel or checked.btg),
       e as (${insertEntries(p, actor, kind, 'select ok.pasien_id from ok', target, prepared)}),
-      audit as (${auditInsertFor(actor)(p, 'klinis.record', 'array[ok.pasien_id]', { ...extra, jenis: kind, kunjunganId: target.kunjunganId })} from ok)
+      audit as (${auditInsertFor(actor)(p, 'klinis.record', 'array[ok.pasien_id]', { ...extra, jenis: kind, kunjunganId: target.kunjunganId }, flags)} from ok)
       select ${SELECT_ENTRY} from e order by e.kode`;
   const rows = await db.one<Row>(sql, values);
   if (rows.length > 0) return rows.map(toEntry);
+  await needToKnow(db, actor.userId, access.permission, { kunjunganId: target.kunjunganId });
   const [k] = await db.one<VisitState>(VISIT_STATE_SQL, [target.kunjunganId]);
   checkVisit(kind, k, target);
   throw new TRPCError({ code: 'CONFLICT', message: 'the visit changed meanwhile: try again' });
@@ -194,11 +201,12 @@ export function klinisStore(scope: TenantScope) {
 
     /** New entries in a visit in one statement: see recordInVisit. */
     recordInVisit: (
+      access: AccessInStatement,
       kind: ClinicalKind,
       target: Target & { kunjunganId: string },
       prepared: Prepared[],
       extra: Record<string, string> = {},
-    ) => recordInVisit(scope, kind, target, prepared, extra),
+    ) => recordInVisit(scope, access, kind, target, prepared, extra),
 
     /** A correction: the entry's next version, with its reason. */
     async amend(

@@ -5,5 +5,5 @@
 export { BodyTooLarge, readBody } from './body.ts';
 export { badInput, FieldErrors, toTRPCError } from './errors.ts';
 export { log } from './log.ts';
-export { builtOutput, clinicalProcedure, GUARDED_ERRORS, guardedProcedure, restMeta, router } from './trpc.ts';
+export { builtOutput, clinicalProcedure, clinicalWriteProcedure, GUARDED_ERRORS, guardedProcedure, restMeta, router } from './trpc.ts';
 export type { Actor, TenantScope } from './trpc.ts';

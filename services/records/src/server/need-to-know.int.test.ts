@@ -2,6 +2,7 @@
 // clinics, open or finished within the hospital's window), break-the-glass (a written reason, a bounded
 // time, flagged in the audit trail, listed for auditors), and the roles that never reach it.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { procedureTypes } from '../shims/index.ts';
 import {
@@ -231,6 +232,27 @@ describe('need-to-know', () => {
     );
     await r.owner.query('commit');
     for (const [name, input] of reads(c)) for (const reply of await both(name, input, stranger)) assertEnvelope(reply, 403, 'FORBIDDEN');
+  });
+
+  test('vital signs, checked and written in one statement, are refused without access and flagged as the check found', async () => {
+    const c = await chart(r, ++n, poliId, doctor);
+    const vitals = { kunjunganId: c.visit, measurements: [{ key: 'nadi', value: 88, unit: '/min' }] };
+    assertEnvelope(await r.mutate('vital.record', vitals, stranger), 403, 'FORBIDDEN');
+    assertEnvelope(await r.mutate('vital.record', { ...vitals, kunjunganId: randomUUID() }, doctor), 404, 'NOT_FOUND');
+    dataOf(await r.mutate('btg.open', { pasienId: c.pasienId, reason: 'covering the clinic while its doctor is away' }, stranger));
+    dataOf(await r.mutate('vital.record', vitals, stranger));
+    const written = await r.owner.query<{ actor_user_id: string; break_glass: boolean; purpose: string }>(
+      `select actor_user_id, break_glass, purpose from records.audit_log
+       where action = 'klinis.record' and details->>'jenis' = 'vital' and $1 = any(pasien_ids) order by id`,
+      [c.pasienId],
+    );
+    assert.deepEqual(
+      written.rows.map((x) => [x.actor_user_id, x.break_glass, x.purpose]),
+      [
+        ['dr-ani', false, 'treatment'],
+        ['dr-budi', true, 'break-the-glass'],
+      ],
+    );
   });
 
   test('the entries close with the relationship: the window after a finished visit', async () => {

@@ -8,7 +8,7 @@ import { ZodError, z } from 'zod';
 import { envelope } from '@simrs/contracts/envelope';
 import type { Principal } from '@simrs/contracts/principal';
 import { authorize, NEEDS_RELATIONSHIP, needToKnow, PROCEDURES, SCOPE_FOR } from '../access/index.ts';
-import type { ClinicalSubject, ProcedureName } from '../access/index.ts';
+import type { AccessInStatement, ClinicalSubject, ProcedureName } from '../access/index.ts';
 import type { TenantDb } from '../db/index.ts';
 import type { Cursors } from './cursor.ts';
 import { FieldErrors, toTRPCError } from './errors.ts';
@@ -155,6 +155,21 @@ export function clinicalProcedure<T extends z.ZodType>(name: ProcedureName, inpu
       const actor: Actor = { ...ctx.scope.actor, breakGlass: access?.breakGlass === true, purpose };
       return next({ ctx: { scope: { ...ctx.scope, actor } } });
     });
+}
+
+/**
+ * A clinical write whose handler makes the need-to-know check inside its one write statement (the
+ * klinis store's recordInVisit), so that check, write and audit row are one round trip. The handler
+ * gets `ctx.access`, which that store function requires; the statement's audit row carries the purpose
+ * and the break-the-glass flag the check found.
+ */
+export function clinicalWriteProcedure<T extends z.ZodType>(name: ProcedureName, input: T) {
+  const { permission } = PROCEDURES[name];
+  if (!NEEDS_RELATIONSHIP[permission]) throw new Error(`${name} reaches no clinical content: build it with guardedProcedure`);
+  const access: AccessInStatement = { permission, inStatement: true };
+  return guarded(name)
+    .input(input)
+    .use(({ ctx, next }) => next({ ctx: { scope: ctx.scope, access } }));
 }
 
 function guarded(name: ProcedureName) {
