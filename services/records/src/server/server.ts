@@ -19,7 +19,7 @@ import { createFhirHandler, fhirRouteOf } from '../fhir/index.ts';
 import { BodyTooLarge, readBody } from './body.ts';
 import { cursors as makeCursors } from './cursor.ts';
 import { sendError } from './http-error.ts';
-import { singleQueryHandler } from '../shims/index.ts';
+import { singleCallHandler } from '../shims/index.ts';
 import { log } from './log.ts';
 import { observeCall } from './metrics.ts';
 import { docsPage, openApiDocument } from './openapi.ts';
@@ -145,7 +145,7 @@ function integrationRoute(config: Config, createContext: (req: IncomingMessage) 
   };
 }
 
-/** /trpc/*: refusals tRPC would answer outside the envelope, one GET query by the shim, else the adapter. */
+/** /trpc/*: refusals tRPC would answer outside the envelope, one GET query or POST mutation by the shim, else the adapter. */
 function trpcRoute(config: Config, createContext: (req: IncomingMessage) => Promise<Context>) {
   const trpc = createHTTPHandler({
     router: appRouter,
@@ -156,8 +156,8 @@ function trpcRoute(config: Config, createContext: (req: IncomingMessage) => Prom
     onError: ({ error, path }) => onError(error, path),
     responseMeta: ({ errors }) => ({ headers: headersFor(errors) }),
   });
-  // One query by GET (the dashboard's and integrations' everyday call) skips the adapter's Fetch API round trip.
-  const singleQuery = singleQueryHandler({ router: appRouter, createContext, onError, headersFor });
+  // One query by GET or one mutation by POST (the dashboard's and integrations' everyday calls) skips the adapter's Fetch API round trip.
+  const singleCall = singleCallHandler({ router: appRouter, createContext, onError, headersFor, maxBodyBytes: config.MAX_BODY_BYTES });
   return (req: IncomingMessage, res: ServerResponse, pathname: string, search: string): void => {
     // tRPC answers a procedure path that is not valid percent-encoding with a 400 that is not JSON.
     try {
@@ -170,7 +170,7 @@ function trpcRoute(config: Config, createContext: (req: IncomingMessage) => Prom
       return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', pathname.slice('/trpc/'.length), {
         connection: 'close',
       });
-    if (singleQuery(req, res, pathname.slice('/trpc/'.length), search)) return;
+    if (singleCall(req, res, pathname.slice('/trpc/'.length), search)) return;
     trpc(req, res);
   };
 }

@@ -1,6 +1,6 @@
 // Code that reaches below a library's public API, each file with what it replaces, its measured gain,
 // what it waits for upstream and an upgrade test. Nothing outside this folder may do so (test/shape.test.ts).
-export { singleQueryHandler } from './single-query.ts';
-export type { SingleQueryOptions } from './single-query.ts';
+export { singleCallHandler } from './single-call.ts';
+export type { SingleCallOptions } from './single-call.ts';
 export { BEGIN, COMMIT, inOneWrite, preparedOn, SET_TENANT, sendTenantStatement } from './pipeline.ts';
 export { procedureTypes } from './trpc-router.ts';

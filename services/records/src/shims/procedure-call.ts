@@ -3,7 +3,7 @@
 // passes one; the input and raw input passed on; a throw turned into a failed result), with the
 // options copied by native object spreads.
 //
-// Replaces: `callTRPCProcedure` (@trpc/server) on the single-query path (single-query.ts). tRPC 11's
+// Replaces: `callTRPCProcedure` (@trpc/server) on the single-call path (single-call.ts). tRPC 11's
 // build down-levels object spread to a helper (`_objectSpread2`: Object.keys, a symbol filter and a
 // defineProperty per key, and getOwnPropertyDescriptors/defineProperties for the rest) and its
 // `callRecursive` copies the call's options through it twice per middleware, allocating garbage on
@@ -22,7 +22,7 @@
 // Upstream: none found (no tRPC issue or PR about the cost of its per-middleware option copies or its
 // spread helper; the package's build target decides the helper).
 // Upgrade test: procedure-call.upgrade.test.ts (this call against callTRPCProcedure, result by result,
-// for every way a middleware can pass or fail); server/single-query.test.ts (the adapter's answers,
+// for every way a middleware can pass or fail); server/single-call.test.ts (the adapter's answers,
 // byte for byte).
 import { callTRPCProcedure, getTRPCErrorFromUnknown, TRPCError } from '@trpc/server';
 import type { AnyTRPCRouter } from '@trpc/server';

@@ -1,5 +1,5 @@
 // SHIM: the procedures of a tRPC router by path, with their type and the router's config, as
-// single-query.ts and procedure-call.ts, the metrics (labels only for known procedures) and the permission matrix's test
+// single-call.ts and procedure-call.ts, the metrics (labels only for known procedures) and the permission matrix's test
 // (every procedure declared with its real kind) need them.
 //
 // Replaces: nothing public. tRPC 11 looks procedures up by path (callers, adapters) but offers no way

@@ -1,4 +1,4 @@
-// The single-query path (shims/single-query.ts) answers exactly as tRPC's adapter does: the same status, body and headers
+// The single-call path (shims/single-call.ts) answers exactly as tRPC's adapter does: the same status, body and headers
 // (content type, Vary, Retry-After) for a success and for every kind of error, from the real router,
 // guards and error formatter, over a database handle that answers in memory. And it leaves to the
 // adapter what it does not handle (batches, mutations, encoded paths, streaming).
@@ -13,7 +13,7 @@ import type { TenantDb } from '../db/index.ts';
 import { COLUMNS } from '../pasien/index.ts';
 import { cursors } from './cursor.ts';
 import { appRouter } from './router.ts';
-import { singleQueryHandler } from '../shims/index.ts';
+import { singleCallHandler } from '../shims/index.ts';
 import type { Context } from './trpc.ts';
 
 const ROW = {
@@ -82,6 +82,7 @@ const onError = (error: { code: string }, path: string | undefined) => void erro
 const headersFor = (errs: readonly { code: string }[]): Record<string, string> =>
   errs.some((e) => e.code === 'SERVICE_UNAVAILABLE') ? { 'retry-after': '1' } : {};
 
+const MAX_BODY = 4096;
 let adapterServer: Server;
 let fastServer: Server;
 let taken = 0;
@@ -97,11 +98,12 @@ before(async () => {
   const adapter = createHTTPHandler({
     router: appRouter,
     basePath: '/trpc/',
+    maxBodySize: MAX_BODY,
     createContext: ({ req }) => createContext(req),
     onError: ({ error, path }) => onError(error, path),
     responseMeta: ({ errors: errs }) => ({ headers: headersFor(errs) }),
   });
-  const single = singleQueryHandler({ router: appRouter, createContext, onError, headersFor });
+  const single = singleCallHandler({ router: appRouter, createContext, onError, headersFor, maxBodyBytes: MAX_BODY });
   adapterServer = createServer((req, res) => adapter(req, res));
   fastServer = createServer((req, res) => {
     const url = req.url ?? '/';
@@ -158,7 +160,7 @@ describe('single GET query: the same answer as the tRPC adapter', () => {
   for (const [name, path, headers] of cases) {
     test(name, async () => {
       const { adapter, fast, tookIt } = await both(path, headers);
-      assert.ok(tookIt, 'answered by the single-query path');
+      assert.ok(tookIt, 'answered by the single-call path');
       assert.deepEqual(fast, adapter);
     });
   }
@@ -186,12 +188,47 @@ describe('single GET query: the same answer as the tRPC adapter', () => {
   });
 });
 
+describe('single POST mutation: the same answer as the tRPC adapter', () => {
+  const json = { 'content-type': 'application/json' };
+  const vitals = (measurements: unknown) => JSON.stringify({ kunjunganId: ROW.id, measurements });
+  const pulse = vitals([{ key: 'nadi', value: 80, unit: '/min' }]);
+  const cases: Array<[string, Record<string, string>, string | undefined]> = [
+    ['a write, as the store answers it', { 'x-as': 'doctor' }, pulse],
+    ['no principal: 401', {}, pulse],
+    ['no write scope: 403', { 'x-as': 'noScope' }, pulse],
+    ['a role without the permission: 403', { 'x-as': 'auditor' }, pulse],
+    ['an implausible value: 400 with field errors', { 'x-as': 'doctor' }, vitals([{ key: 'sistolik', value: 900, unit: 'mm[Hg]' }])],
+    ['no body: 400', { 'x-as': 'doctor' }, undefined],
+    ['a body that is not JSON: 400', { 'x-as': 'doctor' }, '{nope'],
+    ['a body past the limit: 413', { 'x-as': 'doctor' }, JSON.stringify({ kunjunganId: ROW.id, note: 'x'.repeat(MAX_BODY) })],
+    ['a body past the limit without a principal: 401', {}, JSON.stringify({ note: 'x'.repeat(MAX_BODY) })],
+    ['the database away: 503 with Retry-After', { 'x-as': 'doctor', 'x-db': 'down' }, pulse],
+    ['a bug: 500 that says nothing', { 'x-as': 'doctor', 'x-db': 'bug' }, pulse],
+  ];
+  for (const [name, headers, body] of cases) {
+    test(name, async () => {
+      const init: RequestInit = body === undefined ? { method: 'POST' } : { method: 'POST', body };
+      const { adapter, fast, tookIt } = await both('/trpc/vital.record', { ...json, ...headers }, init);
+      assert.ok(tookIt, 'answered by the single-call path');
+      assert.deepEqual(fast, adapter);
+      const status = Number(/: (\d{3})/.exec(name)?.[1] ?? 200);
+      assert.equal(fast.status, status, fast.body);
+    });
+  }
+});
+
 describe('left to the adapter', () => {
   const cases: Array<[string, string, Record<string, string>, RequestInit?]> = [
     ['a batch', `/trpc/pasien.list,pasien.list?batch=1&input=${encodeURIComponent('{"0":{},"1":{}}')}`, { 'x-as': 'doctor' }],
     ['a batch of one', `/trpc/pasien.list?batch=1&input=${encodeURIComponent('{"0":{}}')}`, { 'x-as': 'doctor' }],
     ['a mutation by GET: 405', '/trpc/pasien.create', { 'x-as': 'doctor' }],
-    ['a mutation', '/trpc/pasien.archive', { 'x-as': 'doctor', 'content-type': 'application/json' }, { method: 'POST', body: '{}' }],
+    ['a query by POST: 405', '/trpc/pasien.list', { 'x-as': 'doctor', 'content-type': 'application/json' }, { method: 'POST', body: '{}' }],
+    [
+      'a mutation with its input in the query',
+      '/trpc/vital.record?input=%7B%7D',
+      { 'x-as': 'doctor', 'content-type': 'application/json' },
+      { method: 'POST' },
+    ],
     ['an unknown procedure: 404', '/trpc/pasien.nope', { 'x-as': 'doctor' }],
     ['a percent-encoded path', '/trpc/pasien%2Elist', { 'x-as': 'doctor' }],
     ['a streaming accept header', list({ limit: 20 }), { 'x-as': 'doctor', 'trpc-accept': 'application/jsonl' }],
