@@ -1,9 +1,11 @@
 // Bahasa Indonesia: the default language. en.ts has the same keys (its type is this object's).
 import { oauthId } from './oauth.ts';
 import { clinicId } from './clinic.ts';
+import { auditClinicalId, clinicalActionsId } from './audit-clinical.ts';
 export const id = {
   ...oauthId,
   ...clinicId,
+  ...auditClinicalId,
   common: {
     loading: 'Memuat…',
     required: 'wajib',
@@ -203,6 +205,7 @@ export const id = {
       'pasien.update': 'Mengubah',
       'pasien.archive': 'Mengarsipkan',
       'audit.list': 'Membaca log audit',
+      ...clinicalActionsId,
     },
     filterNames: {
       q: 'nama',
