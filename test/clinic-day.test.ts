@@ -32,6 +32,8 @@ import {
   assertNoClinicalContent,
   auditCount,
   auditRows,
+  assertChartReadable,
+  assertClinicPagesOnDemand,
   assertWritesAudited,
   chartPoints,
   clinicalCalls,
@@ -105,7 +107,8 @@ async function contextAs(who: keyof typeof USERS) {
 }
 
 describe("a clinic's day", () => {
-  test("the gateway answers the clinic pages' addresses with the app", async () => {
+  test("the gateway answers the clinic pages' addresses with the app; their code loads on demand", async () => {
+    assertClinicPagesOnDemand();
     for (const path of ['/antrean', '/pendaftaran', `/kunjungan/${patientA.id}`, `/pasien/${patientA.id}/klinis`, '/admin/poli']) {
       const res = await fetch(`${stack.gatewayUrl}${path}`);
       assert.equal(res.status, 200, path);
@@ -341,11 +344,7 @@ describe("a clinic's day", () => {
       const expected = chartPoints((await query<VitalEntry[]>('vital.list', cookies.doctor, { pasienId: patientA.id })).data);
       assert.deepEqual(plotted, expected);
       assert.equal(plotted.filter((p) => p.includes(' nadi ')).length, 2);
-      assert.ok(await page.locator('svg[data-panel="bp"] title').textContent());
-      assert.match((await page.locator('svg[data-panel="bp"] desc').textContent()) ?? '', /95.*165/);
-      await page.setViewportSize({ width: 820, height: 1180 });
-      const box = await page.locator('svg[data-panel="bp"]').boundingBox();
-      assert.ok(box && box.width >= 250, `the chart is readable at tablet width (${box?.width}px)`);
+      await assertChartReadable(page);
     } finally {
       await context.close();
     }

@@ -3,8 +3,12 @@
 // the answer's status), the checks that a registration clerk sees no clinical content on a page or
 // through the API, and the audit page's rows against the API's.
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import type { BrowserContext, Page } from 'playwright-core';
+import { repoRoot } from '@simrs/platform/testing';
+import { firstLoad } from '../../dashboard/first-load.ts';
 import type { Stack } from '../../scripts/lib/stack.ts';
 
 export function apiOf(stack: Stack) {
@@ -185,5 +189,45 @@ export function assertWritesAudited(rows: { action: string; actor: string }[], c
   assert.ok(
     rows.some((r) => r.actor === userId && r.action === 'klinis.read'),
     `${who}'s clinical reads`,
+  );
+}
+
+/**
+ * The blood-pressure chart as a person reads it at tablet width: named and described for screen
+ * readers, wide enough, the reference ranges drawn, red exactly where a value is outside them (the
+ * day's 165/95 both are), a legend for the two lines.
+ */
+export async function assertChartReadable(page: Page): Promise<void> {
+  const bp = page.locator('figure[data-panel="bp"]');
+  assert.ok(await bp.locator('svg title').textContent());
+  assert.match((await bp.locator('svg desc').textContent()) ?? '', /95.*165/);
+  await page.setViewportSize({ width: 820, height: 1180 });
+  const box = await bp.locator('svg').boundingBox();
+  assert.ok(box && box.width >= 250, `the chart is readable at tablet width (${box?.width}px)`);
+  assert.equal(await bp.locator('rect.normal').count(), 2, 'both reference ranges drawn');
+  const red = await bp
+    .locator('circle.out-of-range')
+    .evaluateAll((cs) => cs.map((c) => `${c.getAttribute('data-key')} ${c.getAttribute('data-value')}`));
+  assert.deepEqual(red.sort(), ['diastolik 95', 'sistolik 165']);
+  assert.deepEqual(await bp.locator('.chart-legend .key').allTextContents(), [
+    'Sistolik',
+    'Diastolik',
+    'Rentang normal',
+    'Di luar rentang normal',
+  ]);
+}
+
+/** The clinic's pages and the audit log: each a chunk of its own in the build, none in the first load. */
+export function assertClinicPagesOnDemand(): void {
+  const pages = ['Worklist', 'VisitPage', 'ClinicalRecord', 'FrontDesk', 'AdminClinics', 'AuditLog'];
+  const chunks = readdirSync(join(repoRoot, 'dashboard/dist/assets')).filter((f) =>
+    pages.some((p) => f.startsWith(`${p}-`) && f.endsWith('.js')),
+  );
+  assert.equal(chunks.length, pages.length, `each page a chunk of its own: ${chunks.join(', ')}`);
+  const first = firstLoad().files.map((f) => f.path);
+  assert.deepEqual(
+    first.filter((path) => chunks.some((c) => path.endsWith(`/${c}`))),
+    [],
+    'none in the first load',
   );
 }
