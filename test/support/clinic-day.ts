@@ -121,7 +121,7 @@ export async function assertClerkApiRefused(
   }
 }
 
-/** Every row the audit page shows (following "show more" to the end): action and actor. */
+/** Every row the audit page shows (following "show more" to the end): action and actor; all of it in words. */
 export async function auditRows(page: Page): Promise<{ action: string; actor: string }[]> {
   await page.locator('table.audit-table tr[data-action]').first().waitFor();
   while (await page.locator('#audit-more').isVisible()) {
@@ -129,6 +129,15 @@ export async function auditRows(page: Page): Promise<{ action: string; actor: st
     await page.click('#audit-more');
     await page.waitForFunction((n) => document.querySelectorAll('tr[data-action]').length > n, before);
   }
+  // Every action and every detail in words: a code-like name (`poliId`, `klinis.read`) is a string left untranslated.
+  const shown = await page.$$eval('tr[data-action] td:nth-child(3), tr[data-action] td:last-child', (tds) =>
+    tds.map((td) => td.textContent ?? ''),
+  );
+  assert.deepEqual(
+    shown.filter((text) => /\b[a-z]+([A-Z]|\.[a-z])\w*/.test(text)),
+    [],
+    'untranslated names on the audit page',
+  );
   return page.$$eval('tr[data-action]', (trs) => trs.map((tr) => ({ action: tr.dataset.action!, actor: tr.dataset.actor! })));
 }
 

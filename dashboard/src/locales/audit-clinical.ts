@@ -1,6 +1,7 @@
 // The audit log's clinical words: the actions on visits and clinical records, the kinds of clinical
 // entry, the break-the-glass marker and the auditor's list of break-the-glass accesses. Part of the
-// one catalogue: the actions spread into `audit.actions` of id.ts and en.ts, the rest is `auditClinical`.
+// one catalogue: the actions and filters spread into `audit.actions` and `audit.filterNames` of id.ts
+// and en.ts, the rest is `auditClinical`.
 
 export const clinicalActionsId = {
   'kunjungan.list': 'Melihat daftar kunjungan',
@@ -34,6 +35,23 @@ export const clinicalActionsEn: typeof clinicalActionsId = {
   'klinis.retract': 'Marked a clinical entry entered in error',
   'btg.open': 'Opened a clinical record (break the glass)',
   'btg.list': 'Read the break-the-glass accesses',
+};
+
+/** The filters of the clinical listings, as the audit rows name them. */
+export const clinicalFilterNamesId = {
+  poliId: 'poli',
+  tanggal: 'tanggal',
+  status: 'status',
+  breakGlass: 'akses darurat',
+  userId: 'pengguna',
+};
+
+export const clinicalFilterNamesEn: typeof clinicalFilterNamesId = {
+  poliId: 'clinic',
+  tanggal: 'date',
+  status: 'status',
+  breakGlass: 'emergency access',
+  userId: 'user',
 };
 
 export const auditClinicalId = {

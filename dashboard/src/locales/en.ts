@@ -2,7 +2,7 @@
 import type { id } from './id.ts';
 import { oauthEn } from './oauth.ts';
 import { clinicEn } from './clinic.ts';
-import { auditClinicalEn, clinicalActionsEn } from './audit-clinical.ts';
+import { auditClinicalEn, clinicalActionsEn, clinicalFilterNamesEn } from './audit-clinical.ts';
 
 export const en: typeof id = {
   ...oauthEn,
@@ -219,6 +219,7 @@ export const en: typeof id = {
       pasienId: 'patient',
       from: 'from',
       to: 'to',
+      ...clinicalFilterNamesEn,
     },
     fieldsChanged: 'Fields: {{fields}}',
     filtersUsed: 'Filters: {{filters}}',

@@ -1,7 +1,7 @@
 // Bahasa Indonesia: the default language. en.ts has the same keys (its type is this object's).
 import { oauthId } from './oauth.ts';
 import { clinicId } from './clinic.ts';
-import { auditClinicalId, clinicalActionsId } from './audit-clinical.ts';
+import { auditClinicalId, clinicalActionsId, clinicalFilterNamesId } from './audit-clinical.ts';
 export const id = {
   ...oauthId,
   ...clinicId,
@@ -217,6 +217,7 @@ export const id = {
       pasienId: 'pasien',
       from: 'dari',
       to: 'sampai',
+      ...clinicalFilterNamesId,
     },
     fieldsChanged: 'Isian: {{fields}}',
     filtersUsed: 'Saringan: {{filters}}',
