@@ -20,7 +20,7 @@ export function BreakGlassLog({ names }: { names: Map<string, string> }) {
       {grants.isError ? <Status message={errorMessage(t, grants.error)} error /> : null}
       {grants.data?.length === 0 ? <p id="btg-none">{t('auditClinical.btg.none')}</p> : null}
       {grants.data?.length ? (
-        <table className="responsive audit-table">
+        <table className="responsive btg-table">
           <caption className="visually-hidden">{t('auditClinical.btg.title')}</caption>
           <thead>
             <tr>
