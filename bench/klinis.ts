@@ -36,7 +36,7 @@ interface Day {
 }
 
 /** The doctor at every clinic, and today's patients, clinics and visits in progress. */
-async function today(url: string): Promise<Day> {
+export async function today(url: string): Promise<Day> {
   const owner = new pg.Client({ connectionString: url });
   await owner.connect();
   try {
@@ -60,7 +60,7 @@ async function today(url: string): Promise<Day> {
   }
 }
 
-async function data(): Promise<ClinicalData> {
+export async function data(): Promise<ClinicalData> {
   const found = await existingData();
   const fresh = found && found.scale === SCALE ? (await today(found.url)).inProgress.length > 0 : false;
   if (found && fresh) return found;

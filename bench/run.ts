@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, printed as tables. Speed and memory targets live here, never in
-// timed tests. BENCH_ONLY=records|gateway|refresh|klinis|dashboard|trips runs one part.
+// timed tests. BENCH_ONLY=records|gateway|refresh|klinis|dashboard|visit|trips runs one part.
 import { printTable } from './load.ts';
 import { conditions } from './wrk.ts';
 
@@ -26,6 +26,10 @@ const parts: Record<string, { title: string; load: () => Promise<Bench> }> = {
   dashboard: {
     title: 'dashboard: first load (gzipped) and patient search through the gateway with a session cookie',
     load: async () => (await import('./dashboard.ts')).benchDashboard,
+  },
+  visit: {
+    title: "the visit page's load through the gateway (a doctor's session cookie) on the clinical data set",
+    load: async () => (await import('./visit-page.ts')).benchVisitPage,
   },
   trips: {
     title: 'round trips of one token refresh (counted from the services’ traces)',

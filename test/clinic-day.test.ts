@@ -1,14 +1,14 @@
-// A clinic's day in miniature, in Chromium against the whole stack: the administrator sets up a clinic
-// and its clinicians; the clerk registers a visit (printable queue slip) and checks the patient in,
-// without a single clinical query; the nurse calls the patient, records vital signs (an implausible
-// value refused with the API's message beside its field, abnormal ones flagged) and an allergy; the
-// doctor sees the allergy, is refused finishing without a primary diagnosis, records one, writes the
-// note and finishes; the chart's points are the API's values; break-the-glass asks for a reason first.
+// A clinic's day in miniature, in Chromium against the whole stack: the administrator sets up a clinic;
+// the clerk registers a visit (printable queue slip) and checks the patient in, without a clinical
+// query; the nurse calls the patient (the doctor's worklist, open in another browser, shows it within
+// its stated refresh time), records vital signs (an implausible value refused in place, abnormal ones
+// flagged) and an allergy; the doctor sees the allergy, diagnoses, writes the note and finishes; the
+// clerk sees none of it, on a page or through the API; the chart's points are the API's values;
+// break-the-glass asks for a reason first; the auditor sees every clinical write and the reason.
 // Nurse and doctor work with the keyboard; every new page passes axe-core at phone and tablet widths.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { testServerUrl } from '@simrs/platform/testing';
 import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
@@ -26,30 +26,43 @@ import {
   USERS,
 } from './support/dashboard.ts';
 import { seedUsers, signInWithOtp } from './support/users.ts';
+import {
+  apiOf,
+  assertClerkApiRefused,
+  assertNoClinicalContent,
+  auditCount,
+  auditRows,
+  assertChartReadable,
+  assertClinicPagesOnDemand,
+  assertWritesAudited,
+  chartPoints,
+  clinicalCalls,
+  loadIcdCodes,
+  tabTo,
+  trackCalls,
+} from './support/clinic-day.ts';
+import type { TrackedCall, VitalEntry } from './support/clinic-day.ts';
+import { callLine, callOf, visitPageCalls } from './support/visit-page.ts';
 
 const STEP = { timeout: 180_000 };
+/** Beyond the worklist's stated refresh interval: the request, and rendering, on a busy machine. */
+const REFRESH_MARGIN_MS = 5_000;
 let stack: Stack;
 let redis: RedisServer;
 let smtp: SmtpPeer;
 let browser: Browser;
 let closeBrowser: () => Promise<void>;
-const cookies: Record<'admin' | 'nurse' | 'doctor' | 'clerk', string> = { admin: '', nurse: '', doctor: '', clerk: '' };
+const WHO = ['admin', 'nurse', 'doctor', 'clerk', 'auditor'] as const;
+const cookies = Object.fromEntries(WHO.map((w) => [w, ''])) as Record<(typeof WHO)[number], string>;
 const userIds: Record<string, string> = {};
 let patientA: { id: string; nama: string };
 let patientB: { id: string; nama: string };
 let visitA = '';
-
-async function api<T>(path: string, cookie: string, body?: unknown): Promise<{ status: number; data: T }> {
-  const res = await fetch(`${stack.gatewayUrl}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { cookie, origin: stack.publicUrl, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { result?: { data: T } } & Record<string, unknown>;
-  return { status: res.status, data: (json.result?.data ?? json) as T };
-}
-const query = <T>(proc: string, cookie: string, input: unknown) =>
-  api<T>(`/trpc/${proc}?input=${encodeURIComponent(JSON.stringify(input))}`, cookie);
+let api: ReturnType<typeof apiOf>['api'];
+let query: ReturnType<typeof apiOf>['query'];
+/** Every tRPC call the browsers made, by whom, with its status: what the auditor must find. */
+const dayCalls: TrackedCall[] = [];
+const BTG_REASON = 'darurat: pasien tidak sadar di IGD, perlu riwayat alergi';
 
 before(async () => {
   ensureDashboardBuilt();
@@ -65,7 +78,8 @@ before(async () => {
     stack,
     (Object.keys(USERS) as (keyof typeof USERS)[]).map((k) => ({ email: USERS[k], tenant: 'rs-dash', role: ROLE_OF[k] })),
   );
-  for (const who of ['admin', 'nurse', 'doctor', 'clerk'] as const) {
+  ({ api, query } = apiOf(stack));
+  for (const who of WHO) {
     cookies[who] = (await signInWithOtp(stack, smtp, USERS[who])).cookie;
     const session = await api<{ user: { id: string } }>('/api/auth/get-session', cookies[who]);
     userIds[who] = session.data.user.id;
@@ -76,13 +90,7 @@ before(async () => {
     list.data.items.find((p) => p.nama === 'Siti Rahmawati')!,
     list.data.items.find((p) => p.nama === 'Budi Santoso')!,
   ];
-  // The ICD-10 list is loaded by the platform, not by a hospital: two codes are enough here.
-  const db = new pg.Client({ connectionString: stack.databases.records });
-  await db.connect();
-  await db.query(
-    "insert into records.kode (system, code, display_en, display_id) values ('icd-10', 'J06.9', 'Acute upper respiratory infection', 'Infeksi saluran napas atas akut'), ('icd-10', 'I10', 'Essential hypertension', 'Hipertensi esensial') on conflict do nothing",
-  );
-  await db.end();
+  await loadIcdCodes(stack.databases.records);
   ({ browser, close: closeBrowser } = await launchBrowser());
 });
 
@@ -92,29 +100,15 @@ after(async () => {
   await Promise.all([redis?.stop(), smtp?.stop()]);
 });
 
-const contextAs = (email: string) => openContext({ browser, stack, smtp }, email);
-
-/** Presses Tab until the element matching `selector` has focus: it is reachable by keyboard. */
-async function tabTo(page: Page, selector: string, max = 120): Promise<void> {
-  for (let i = 0; i < max; i++) {
-    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
-    await page.keyboard.press('Tab');
-  }
-  assert.fail(`${selector} not reached with Tab`);
-}
-
-/** Every clinical procedure a page calls (a clerk's pages must call none). */
-function clinicalCalls(page: Page): string[] {
-  const calls: string[] = [];
-  page.on('request', (r) => {
-    const m = /\/trpc\/((vital|diagnosis|alergi|catatan|klinis|btg|kode)\.\w+)/.exec(r.url());
-    if (m) calls.push(m[1]!);
-  });
-  return calls;
+async function contextAs(who: keyof typeof USERS) {
+  const opened = await openContext({ browser, stack, smtp }, USERS[who]);
+  trackCalls(opened.context, who, dayCalls);
+  return opened;
 }
 
 describe("a clinic's day", () => {
-  test("the gateway answers the clinic pages' addresses with the app", async () => {
+  test("the gateway answers the clinic pages' addresses with the app; their code loads on demand", async () => {
+    assertClinicPagesOnDemand();
     for (const path of ['/antrean', '/pendaftaran', `/kunjungan/${patientA.id}`, `/pasien/${patientA.id}/klinis`, '/admin/poli']) {
       const res = await fetch(`${stack.gatewayUrl}${path}`);
       assert.equal(res.status, 200, path);
@@ -123,7 +117,7 @@ describe("a clinic's day", () => {
   });
 
   test('the administrator adds a clinic, assigns the nurse and the doctor, sets the window', STEP, async () => {
-    const { context, page } = await contextAs(USERS.admin);
+    const { context, page } = await contextAs('admin');
     try {
       await page.goto('/admin/poli');
       await page.fill('input[name="clinic-kode"]', 'UMUM');
@@ -148,7 +142,7 @@ describe("a clinic's day", () => {
   });
 
   test('the clerk registers a visit (queue slip), checks the patient in, cancels another; no clinical query', STEP, async () => {
-    const { context, page } = await contextAs(USERS.clerk);
+    const { context, page } = await contextAs('clerk');
     const calls = clinicalCalls(page);
     try {
       await page.goto(`/pasien/${patientA.id}`);
@@ -188,15 +182,31 @@ describe("a clinic's day", () => {
   });
 
   test('the nurse calls the patient and records vital signs and an allergy, by keyboard', STEP, async () => {
-    const { context, page } = await contextAs(USERS.nurse);
+    const { context, page } = await contextAs('nurse');
+    // The doctor's worklist, open in a browser of its own and never reloaded, sees the call.
+    const doctor = await contextAs('doctor');
     try {
+      await doctor.page.goto('/antrean');
+      await doctor.page.locator(`.worklist-row[data-visit="${visitA}"][data-status="arrived"]`).waitFor();
+      const stated = /(\d+) detik/.exec((await doctor.page.locator('p.hint').first().textContent()) ?? '');
+      assert.ok(stated, 'the worklist states how often it refreshes');
+      const withinMs = Number(stated[1]) * 1000 + REFRESH_MARGIN_MS;
+      await doctor.page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+
       await page.goto('/antrean');
       await page.locator(`.worklist-row[data-visit="${visitA}"][data-status="arrived"]`).waitFor();
       await assertAccessibleOnPhoneAndTablet(page, 'worklist (nurse)');
       await tabTo(page, 'button.call-next');
+      const called = Date.now();
       await page.keyboard.press('Enter');
       await page.waitForURL(`**/kunjungan/${visitA}`);
       await page.locator('#visit-state[data-status="in-progress"]').waitFor();
+      await doctor.page
+        .locator(`.worklist-row[data-visit="${visitA}"][data-status="in-progress"]`)
+        .waitFor({ timeout: withinMs - (Date.now() - called) });
+      const seenAfter = Date.now() - called;
+      assert.ok(seenAfter <= withinMs, `the doctor's worklist showed the call after ${seenAfter} ms`);
+      assert.equal(await doctor.page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, 'not reloaded');
       await page.locator('#allergy-banner[data-state="unknown"]', { hasText: 'belum ditanyakan' }).waitFor();
 
       await tabTo(page, '#vital-sistolik');
@@ -243,12 +253,12 @@ describe("a clinic's day", () => {
       await page.locator('#allergy-banner[data-state="some"]', { hasText: 'Penisilin' }).waitFor();
       await assertAccessibleOnPhoneAndTablet(page, 'visit (nurse)');
     } finally {
-      await context.close();
+      await Promise.all([context.close(), doctor.context.close()]);
     }
   });
 
   test('the doctor sees the allergy, is refused finishing without a diagnosis, diagnoses, writes, finishes', STEP, async () => {
-    const { context, page } = await contextAs(USERS.doctor);
+    const { context, page } = await contextAs('doctor');
     try {
       await page.goto('/antrean');
       const row = page.locator(`.worklist-row[data-visit="${visitA}"][data-status="in-progress"]`);
@@ -259,6 +269,17 @@ describe("a clinic's day", () => {
       await page.keyboard.press('Enter');
       await page.waitForURL(`**/kunjungan/${visitA}`);
       await page.locator('#allergy-banner[data-state="some"]', { hasText: 'Penisilin' }).waitFor();
+      // Opened afresh, the page asks exactly what the bench's visit-page load replays.
+      const asked: string[] = [];
+      page.on('request', (r) => {
+        const call = callOf(r.url());
+        if (call && r.method() === 'GET') asked.push(callLine(call));
+      });
+      await page.reload();
+      // The parts ask together, once the need-to-know probe is answered: one of them shown, all asked.
+      await page.locator('textarea[name="note-subjective"]').waitFor();
+      const expected = visitPageCalls({ id: visitA, pasienId: patientA.id }).flat().map(callLine);
+      assert.deepEqual([...new Set(asked)].sort(), expected.sort());
 
       await tabTo(page, '#finish-visit');
       await page.keyboard.press('Enter');
@@ -290,41 +311,47 @@ describe("a clinic's day", () => {
     }
   });
 
+  test('the clerk sees none of it: no clinical content on any page it can reach, nor through the API', STEP, async () => {
+    const { context, page } = await contextAs('clerk');
+    const asked = clinicalCalls(page);
+    try {
+      await page.goto(`/pasien/${patientA.id}`);
+      await page.locator('select[name="visit-clinic"]').waitFor();
+      await assertNoClinicalContent(page, 'patient page');
+      await page.goto('/pendaftaran');
+      await page.locator('#desk-visits tr[data-status="finished"]', { hasText: patientA.nama }).waitFor();
+      await assertNoClinicalContent(page, 'front desk');
+      for (const path of [`/kunjungan/${visitA}`, `/pasien/${patientA.id}/klinis`, '/antrean']) {
+        await page.goto(path);
+        await page.locator('#not-allowed').waitFor();
+        await assertNoClinicalContent(page, path);
+      }
+      assert.deepEqual(asked, [], 'a clerk issues no clinical query');
+      await assertClerkApiRefused(query, api, cookies.clerk, { id: visitA, pasienId: patientA.id });
+    } finally {
+      await context.close();
+    }
+  });
+
   test("the chart's points are the API's values", STEP, async () => {
-    const { context, page } = await contextAs(USERS.doctor);
+    const { context, page } = await contextAs('doctor');
     try {
       await page.goto(`/kunjungan/${visitA}`);
       await page.locator('#vitals-chart svg circle').first().waitFor();
       const plotted = await page.$$eval('#vitals-chart svg circle', (cs) =>
         cs.map((c) => `${c.getAttribute('data-entry')} ${c.getAttribute('data-key')} ${c.getAttribute('data-value')}`).sort(),
       );
-      const entries = await query<{ id: string; kode: string; isi: Record<string, number> }[]>('vital.list', cookies.doctor, {
-        pasienId: patientA.id,
-      });
-      const charted: Record<string, string> = { '8867-4': 'nadi', '8310-5': 'suhu', '29463-7': 'beratBadan' };
-      const expected = entries.data
-        .flatMap((e) =>
-          e.kode === '85354-9'
-            ? [`${e.id} sistolik ${e.isi.sistolik}`, `${e.id} diastolik ${e.isi.diastolik}`]
-            : charted[e.kode]
-              ? [`${e.id} ${charted[e.kode]} ${e.isi.value}`]
-              : [],
-        )
-        .sort();
+      const expected = chartPoints((await query<VitalEntry[]>('vital.list', cookies.doctor, { pasienId: patientA.id })).data);
       assert.deepEqual(plotted, expected);
       assert.equal(plotted.filter((p) => p.includes(' nadi ')).length, 2);
-      assert.ok(await page.locator('svg[data-panel="bp"] title').textContent());
-      assert.match((await page.locator('svg[data-panel="bp"] desc').textContent()) ?? '', /95.*165/);
-      await page.setViewportSize({ width: 820, height: 1180 });
-      const box = await page.locator('svg[data-panel="bp"]').boundingBox();
-      assert.ok(box && box.width >= 250, `the chart is readable at tablet width (${box?.width}px)`);
+      await assertChartReadable(page);
     } finally {
       await context.close();
     }
   });
 
   test('break-the-glass: without a treatment relationship the record asks for a reason first', STEP, async () => {
-    const { context, page } = await contextAs(USERS.doctor);
+    const { context, page } = await contextAs('doctor');
     try {
       await page.goto(`/pasien/${patientB.id}/klinis`);
       await page.locator('#break-glass').waitFor();
@@ -336,12 +363,35 @@ describe("a clinic's day", () => {
       await page.keyboard.press('Enter');
       await page.locator('#break-glass .field-error', { hasText: '10' }).waitFor();
       await tabTo(page, 'textarea[name="btg-reason"]');
-      await page.keyboard.type(': pasien tidak sadar di IGD, perlu riwayat alergi');
+      await page.keyboard.type(BTG_REASON.slice('darurat'.length));
       await tabTo(page, '#btg-open');
       await page.keyboard.press('Enter');
       await page.locator('#patient-banner').waitFor();
       await page.locator('#vitals-over-time').waitFor();
       assert.equal(await page.locator('#break-glass').count(), 0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the auditor sees every clinical write and read of the day, and the break-the-glass reason', STEP, async () => {
+    const { context, page } = await contextAs('auditor');
+    try {
+      const today = new Date().toLocaleDateString('sv');
+      await page.goto(`/audit?pasien=${patientA.id}&dari=${today}&sampai=${today}`);
+      const rows = await auditRows(page);
+      for (const who of ['nurse', 'doctor'] as const) assertWritesAudited(rows, dayCalls, who, userIds[who]!);
+      assert.ok(dayCalls.some((c) => c.who === 'doctor' && c.path === 'diagnosis.record' && c.status === 200));
+      assert.equal(rows.filter((r) => r.actor === userIds.clerk && /^(klinis|btg)\./.test(r.action)).length, 0);
+      const held = await auditCount(query, cookies.auditor, { pasienId: patientA.id });
+      assert.equal(rows.length, held, 'every row of the day for the patient is shown');
+
+      const grant = page.locator(`#btg-accesses tr[data-pasien="${patientB.id}"][data-user="${userIds.doctor}"]`);
+      assert.equal((await grant.locator('.btg-reason').textContent())?.trim(), BTG_REASON);
+      await page.goto(`/audit?pasien=${patientB.id}`);
+      await page.locator('tr[data-action="btg.open"]', { hasText: BTG_REASON }).waitFor();
+      await page.locator(`tr[data-break-glass="true"][data-actor="${userIds.doctor}"]`).first().waitFor();
+      await assertAccessibleOnPhoneAndTablet(page, 'audit log (auditor)');
     } finally {
       await context.close();
     }

@@ -1,5 +1,6 @@
 // Vital signs over time as small inline SVG charts (blood pressure, heart rate, temperature, weight):
-// no chart library, so the clinical pages stay light. Each chart has a title and a description for
+// no chart library, so the clinical pages stay light. Each shows the adult reference range as a band
+// and values outside it in red, dates at both ends, the unit, and a legend. Each chart has a title and a description for
 // screen readers, every plotted point carries its value in data attributes (the tests compare them
 // with the API's), and a table holds the same numbers for anyone who cannot read a chart.
 import { useId } from 'react';
@@ -54,15 +55,32 @@ function scale(domain: [number, number], range: [number, number]) {
   return (v: number) => range[0] + ((v - d0) / (d1 - d0)) * (range[1] - range[0]);
 }
 
+/** A series' adult reference range (none for weight): drawn as a band, so that a glance tells normal from not. */
+const normalOf = (key: string) => vitalByKey(key)?.normal;
+const outside = (key: string, v: number) => {
+  const n = normalOf(key);
+  return n ? v < n[0] || v > n[1] : false;
+};
+
+/** The values labelled on the y axis: the reference range's edges and the extremes, none closer than 12 px. */
+function ticksOf(candidates: number[], y: (v: number) => number): number[] {
+  const ticks: number[] = [];
+  for (const v of [...new Set(candidates)].sort((a, b) => a - b)) if (ticks.every((t) => Math.abs(y(t) - y(v)) >= 12)) ticks.push(v);
+  return ticks;
+}
+
 function ChartPanel({ panel, series, times }: { panel: Panel; series: Series[]; times: [number, number] }) {
   const { t } = useTranslation();
   const f = useFormat();
   const id = useId();
   const values = series.flatMap((s) => s.points.map((p) => p.value));
+  const ranges = series.flatMap((s) => (normalOf(s.key) ? [{ key: s.key, range: normalOf(s.key)! }] : []));
   const lo = Math.min(...values);
   const hi = Math.max(...values);
-  const margin = Math.max((hi - lo) * 0.15, 1);
-  const y = scale([lo - margin, hi + margin], [H - PAD.bottom, PAD.top]);
+  // The scale holds the reference range too, so that small wobbles inside it look small.
+  const [dLo, dHi] = [Math.min(lo, ...ranges.map((r) => r.range[0])), Math.max(hi, ...ranges.map((r) => r.range[1]))];
+  const margin = Math.max((dHi - dLo) * 0.1, 1);
+  const y = scale([dLo - margin, dHi + margin], [H - PAD.bottom, PAD.top]);
   const x = scale(times, [PAD.left, W - PAD.right]);
   const unit = t(`clinic.chart.unit.${panel}`);
   const title = t(`clinic.chart.title.${panel}`);
@@ -74,12 +92,23 @@ function ChartPanel({ panel, series, times }: { panel: Panel; series: Series[]; 
     unit,
     latest: last.map((p) => f.number(p.value)).join('/'),
   });
+  const dayOf = (time: number) => f.date(new Date(time).toISOString());
   return (
     <figure className="vital-chart" data-panel={panel}>
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={`${id}-t ${id}-d`} data-panel={panel}>
         <title id={`${id}-t`}>{title}</title>
         <desc id={`${id}-d`}>{desc}</desc>
-        {[lo, hi].map((v) => (
+        {ranges.map(({ key, range }) => (
+          <rect
+            key={key}
+            className={`normal normal-${key}`}
+            x={PAD.left}
+            width={W - PAD.left - PAD.right}
+            y={y(range[1])}
+            height={y(range[0]) - y(range[1])}
+          />
+        ))}
+        {ticksOf([...ranges.flatMap((r) => r.range), lo, hi], y).map((v) => (
           <g key={v} className="axis">
             <line x1={PAD.left} x2={W - PAD.right} y1={y(v)} y2={y(v)} />
             <text x={PAD.left - 4} y={y(v) + 4} textAnchor="end">
@@ -88,30 +117,66 @@ function ChartPanel({ panel, series, times }: { panel: Panel; series: Series[]; 
           </g>
         ))}
         <text className="axis" x={PAD.left} y={H - 6}>
-          {f.dateTime(new Date(times[0]))}
+          {dayOf(times[0])}
         </text>
+        {times[1] > times[0] ? (
+          <text className="axis" x={W - PAD.right} y={H - 6} textAnchor="end">
+            {dayOf(times[1])}
+          </text>
+        ) : null}
         {series.map((s) => (
-          <g key={s.key} className={`series series-${s.key}`}>
-            <polyline fill="none" points={s.points.map((p) => `${x(p.time)},${y(p.value)}`).join(' ')} />
-            {s.points.map((p) => (
-              <circle
-                key={p.entryId}
-                cx={x(p.time)}
-                cy={y(p.value)}
-                r={4}
-                data-key={s.key}
-                data-value={p.value}
-                data-time={p.waktu}
-                data-entry={p.entryId}
-              />
-            ))}
-          </g>
+          <SeriesMarks key={s.key} series={s} x={x} y={y} />
         ))}
       </svg>
       <figcaption>
         {title} ({unit})
+        <ChartLegend
+          keys={series.map((s) => s.key)}
+          ranged={ranges.length > 0}
+          flagged={series.some((s) => s.points.some((p) => outside(s.key, p.value)))}
+        />
       </figcaption>
     </figure>
+  );
+}
+
+/** One series: its line and a point per value (red outside the reference range), each carrying its value. */
+function SeriesMarks({ series: s, x, y }: { series: Series; x: (t: number) => number; y: (v: number) => number }) {
+  return (
+    <g className={`series series-${s.key}`}>
+      <polyline fill="none" points={s.points.map((p) => `${x(p.time)},${y(p.value)}`).join(' ')} />
+      {s.points.map((p) => (
+        <circle
+          key={p.entryId}
+          className={outside(s.key, p.value) ? 'out-of-range' : undefined}
+          cx={x(p.time)}
+          cy={y(p.value)}
+          r={4}
+          data-key={s.key}
+          data-value={p.value}
+          data-time={p.waktu}
+          data-entry={p.entryId}
+        />
+      ))}
+    </g>
+  );
+}
+
+/** What the lines, the band and the red points mean (lines named where a chart has two, red points where there are some). */
+function ChartLegend({ keys, ranged, flagged }: { keys: string[]; ranged: boolean; flagged: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <span className="chart-legend">
+      {keys.length > 1
+        ? keys.map((k) => (
+            <span key={k} className={`key key-${k}`}>
+              {t(`clinic.chart.legend.${k as 'sistolik'}`)}
+            </span>
+          ))
+        : null}
+      {ranged ? <span className="key key-normal">{t('clinic.chart.legend.normal')}</span> : null}
+      {flagged ? <span className="key key-out">{t('clinic.chart.legend.outside')}</span> : null}
+    </span>
   );
 }
 

@@ -74,6 +74,7 @@ export const clinicId = {
       table: 'Tabel nilai tanda vital',
       when: 'Waktu',
       since: 'Sejak {{when}}.',
+      legend: { sistolik: 'Sistolik', diastolik: 'Diastolik', normal: 'Rentang normal', outside: 'Di luar rentang normal' },
     },
     diagnosis: {
       title: 'Diagnosis',
@@ -244,6 +245,7 @@ export const clinicEn: typeof clinicId = {
       table: 'Table of vital sign values',
       when: 'When',
       since: 'Since {{when}}.',
+      legend: { sistolik: 'Systolic', diastolik: 'Diastolic', normal: 'Normal range', outside: 'Outside the normal range' },
     },
     diagnosis: {
       title: 'Diagnoses',

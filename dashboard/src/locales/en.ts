@@ -2,10 +2,12 @@
 import type { id } from './id.ts';
 import { oauthEn } from './oauth.ts';
 import { clinicEn } from './clinic.ts';
+import { auditClinicalEn, clinicalActionsEn, clinicalFilterNamesEn } from './audit-clinical.ts';
 
 export const en: typeof id = {
   ...oauthEn,
   ...clinicEn,
+  ...auditClinicalEn,
   common: {
     loading: 'Loading…',
     required: 'required',
@@ -205,6 +207,7 @@ export const en: typeof id = {
       'pasien.update': 'Changed',
       'pasien.archive': 'Archived',
       'audit.list': 'Read the audit log',
+      ...clinicalActionsEn,
     },
     filterNames: {
       q: 'name',
@@ -216,6 +219,7 @@ export const en: typeof id = {
       pasienId: 'patient',
       from: 'from',
       to: 'to',
+      ...clinicalFilterNamesEn,
     },
     fieldsChanged: 'Fields: {{fields}}',
     filtersUsed: 'Filters: {{filters}}',

@@ -1,9 +1,11 @@
 // Bahasa Indonesia: the default language. en.ts has the same keys (its type is this object's).
 import { oauthId } from './oauth.ts';
 import { clinicId } from './clinic.ts';
+import { auditClinicalId, clinicalActionsId, clinicalFilterNamesId } from './audit-clinical.ts';
 export const id = {
   ...oauthId,
   ...clinicId,
+  ...auditClinicalId,
   common: {
     loading: 'Memuat…',
     required: 'wajib',
@@ -203,6 +205,7 @@ export const id = {
       'pasien.update': 'Mengubah',
       'pasien.archive': 'Mengarsipkan',
       'audit.list': 'Membaca log audit',
+      ...clinicalActionsId,
     },
     filterNames: {
       q: 'nama',
@@ -214,6 +217,7 @@ export const id = {
       pasienId: 'pasien',
       from: 'dari',
       to: 'sampai',
+      ...clinicalFilterNamesId,
     },
     fieldsChanged: 'Isian: {{fields}}',
     filtersUsed: 'Saringan: {{filters}}',

@@ -1,5 +1,6 @@
 // The hospital's audit trail (records' audit.list), newest first, with filters kept in the address:
-// action, person, patient, and a date range (whole days in the reader's time zone).
+// action, person, patient, and a date range (whole days in the reader's time zone). For roles that may
+// list them (auditors), the break-the-glass accesses with their reasons come first.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
@@ -10,9 +11,31 @@ import { errorMessage } from '../lib/errors.ts';
 import { useCan } from '../lib/session.tsx';
 import { cursorPages, useTRPC, useTRPCClient } from '../lib/trpc.ts';
 import { AuditTable } from '../ui/AuditTable.tsx';
+import { BreakGlassLog } from '../ui/BreakGlassLog.tsx';
 import { PageTitle, SelectField, Status, TextField } from '../ui/kit.tsx';
 
-const ACTIONS = ['pasien.list', 'pasien.get', 'pasien.create', 'pasien.update', 'pasien.archive', 'audit.list'] as const;
+const ACTIONS = [
+  'pasien.list',
+  'pasien.get',
+  'pasien.create',
+  'pasien.update',
+  'pasien.archive',
+  'audit.list',
+  'kunjungan.list',
+  'kunjungan.get',
+  'kunjungan.register',
+  'kunjungan.arrive',
+  'kunjungan.start',
+  'kunjungan.finish',
+  'kunjungan.cancel',
+  'klinis.riwayat',
+  'klinis.read',
+  'klinis.record',
+  'klinis.amend',
+  'klinis.retract',
+  'btg.open',
+  'btg.list',
+] as const;
 type Action = (typeof ACTIONS)[number];
 const FILTERS = ['action', 'actor', 'pasien', 'dari', 'sampai'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
@@ -43,6 +66,7 @@ export default function AuditLog() {
   const trpc = useTRPC();
   const canSeeNames = useCan('audit.read');
   const canOpenPatients = useCan('pasien.read');
+  const canListBreakGlass = useCan('btg.list');
   const [params, setParams] = useSearchParams();
   const applied = Object.fromEntries(FILTERS.map((k) => [k, params.get(k) ?? ''])) as Filters;
   // Names and roles, not addresses: what an auditor may know of colleagues (identity's /tenant/names).
@@ -62,6 +86,8 @@ export default function AuditLog() {
     <section>
       <PageTitle text={t('audit.title')} />
       <p className="lead">{t('audit.lead')}</p>
+      {canListBreakGlass ? <BreakGlassLog names={names} /> : null}
+      {canListBreakGlass ? <h2 id="audit-every-access">{t('auditClinical.everyAccess')}</h2> : null}
       <AuditFilters applied={applied} people={users.data?.users} badPatient={badPatient} onApply={setParams} />
       {log.isError ? <Status message={errorMessage(t, log.error)} error /> : null}
       <p role="status" aria-live="polite" className="result-count" id="audit-count">

@@ -1,5 +1,6 @@
-// Audit entries as a table: when, who (name when the reader may see the directory), what, which
-// patients, and the details records kept (filters used, fields changed; never patient data).
+// Audit entries as a table: when, who (name when the reader may see the directory), what (marked when
+// only break-the-glass allowed it), which patients, and the details records kept (filters used, fields
+// changed, the kind of clinical entry, a break-the-glass reason; never clinical content).
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { inferRouterOutputs } from '@trpc/server';
@@ -28,6 +29,10 @@ export function AuditTable({ items, names, linkPatients = false, caption, showPa
       return t('audit.fieldsChanged', { fields: fields.map((x) => t(`patient.${x as 'nama'}`, { defaultValue: x })).join(', ') });
     if (filters.length)
       return t('audit.filtersUsed', { filters: filters.map((x) => t(`audit.filterNames.${x as 'q'}`, { defaultValue: x })).join(', ') });
+    // A clinical entry's kind, and the reason a clinician gave for breaking the glass.
+    if (typeof e.details.reason === 'string') return t('auditClinical.reason', { reason: e.details.reason });
+    if (typeof e.details.jenis === 'string')
+      return t('auditClinical.kind', { kind: t(`auditClinical.kinds.${e.details.jenis as 'vital'}`, { defaultValue: e.details.jenis }) });
     return '';
   };
   return (
@@ -44,7 +49,7 @@ export function AuditTable({ items, names, linkPatients = false, caption, showPa
       </thead>
       <tbody>
         {items.map((e) => (
-          <tr key={e.id} data-action={e.action} data-actor={e.actorUserId}>
+          <tr key={e.id} data-action={e.action} data-actor={e.actorUserId} data-break-glass={e.breakGlass || undefined}>
             <td data-label={t('audit.when')}>
               <time dateTime={e.occurredAt}>{f.dateTime(e.occurredAt)}</time>
             </td>
@@ -56,7 +61,10 @@ export function AuditTable({ items, names, linkPatients = false, caption, showPa
                 {e.clientId ? ` · ${t('audit.viaClient', { client: e.clientId })}` : ''}
               </small>
             </td>
-            <td data-label={t('audit.what')}>{t(`audit.actions.${e.action as 'pasien.get'}`, { defaultValue: e.action })}</td>
+            <td data-label={t('audit.what')}>
+              {t(`audit.actions.${e.action as 'pasien.get'}`, { defaultValue: e.action })}
+              {e.breakGlass ? <span className="badge emergency">{t('auditClinical.breakGlass')}</span> : null}
+            </td>
             {showPatients ? (
               <td data-label={t('audit.patients')}>
                 {e.pasienIds.length === 0 ? (

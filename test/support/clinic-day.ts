@@ -1,0 +1,242 @@
+// What test/clinic-day.test.ts shares between its steps: tRPC through the gateway with a session
+// cookie, the day's ICD-10 codes, keyboard reach, a record of every tRPC call the browsers made (with
+// the answer's status), the checks that a registration clerk sees no clinical content on a page or
+// through the API, and the audit page's rows against the API's.
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { BrowserContext, Page } from 'playwright-core';
+import { repoRoot } from '@simrs/platform/testing';
+import { firstLoad } from '../../dashboard/first-load.ts';
+import type { Stack } from '../../scripts/lib/stack.ts';
+
+export function apiOf(stack: Stack) {
+  async function api<T>(path: string, cookie: string, body?: unknown): Promise<{ status: number; data: T }> {
+    const res = await fetch(`${stack.gatewayUrl}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { cookie, origin: stack.publicUrl, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json()) as { result?: { data: T } } & Record<string, unknown>;
+    return { status: res.status, data: (json.result?.data ?? json) as T };
+  }
+  const query = <T>(proc: string, cookie: string, input: unknown) =>
+    api<T>(`/trpc/${proc}?input=${encodeURIComponent(JSON.stringify(input))}`, cookie);
+  return { api, query };
+}
+
+type Query = ReturnType<typeof apiOf>['query'];
+
+/** The ICD-10 list is loaded by the platform, not by a hospital: two codes are enough for the day. */
+export async function loadIcdCodes(recordsDatabase: string): Promise<void> {
+  const db = new pg.Client({ connectionString: recordsDatabase });
+  await db.connect();
+  try {
+    await db.query(
+      `insert into records.kode (system, code, display_en, display_id) values
+         ('icd-10', 'J06.9', 'Acute upper respiratory infection', 'Infeksi saluran napas atas akut'),
+         ('icd-10', 'I10', 'Essential hypertension', 'Hipertensi esensial') on conflict do nothing`,
+    );
+  } finally {
+    await db.end();
+  }
+}
+
+/** Presses Tab until the element matching `selector` has focus: it is reachable by keyboard. */
+export async function tabTo(page: Page, selector: string, max = 120): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+    await page.keyboard.press('Tab');
+  }
+  assert.fail(`${selector} not reached with Tab`);
+}
+
+export const CLINICAL_PROCEDURE = /^(vital|diagnosis|alergi|catatan|klinis|btg|kode)\./;
+
+/** Every clinical procedure a page calls (a clerk's pages must call none). */
+export function clinicalCalls(page: Page): string[] {
+  const calls: string[] = [];
+  page.on('request', (r) => {
+    const m = /\/trpc\/([\w.]+)/.exec(r.url());
+    if (m && CLINICAL_PROCEDURE.test(m[1]!)) calls.push(m[1]!);
+  });
+  return calls;
+}
+
+export interface TrackedCall {
+  who: string;
+  path: string;
+  method: string;
+  status: number;
+}
+
+/** Records every tRPC call the context's pages make, as `who`, with the answer's status. */
+export function trackCalls(context: BrowserContext, who: string, into: TrackedCall[]): void {
+  context.on('response', (r) => {
+    const m = /\/trpc\/([\w.]+)/.exec(r.url());
+    if (m) into.push({ who, path: m[1]!, method: r.request().method(), status: r.status() });
+  });
+}
+
+/** What the day recorded that a clerk must never see (the patient's allergy, vitals, diagnosis, note). */
+export const CLINICAL_WORDS = ['Penisilin', 'Ruam dan sesak', 'J06.9', 'Infeksi saluran', 'Batuk pilek', 'Istirahat, minum air', 'mmHg'];
+
+/** The page shows none of the clinical words and none of the clinical parts. */
+export async function assertNoClinicalContent(page: Page, label: string): Promise<void> {
+  const text = (await page.locator('body').innerText()) ?? '';
+  for (const word of CLINICAL_WORDS) assert.ok(!text.includes(word), `${label} shows "${word}"`);
+  const parts = '#patient-banner, #allergy-banner, #vitals-over-time, #vitals-chart, #diagnoses, #visit-vitals, #clinical-record';
+  assert.equal(await page.locator(parts).count(), 0, `${label} shows a clinical part`);
+}
+
+/** Every clinical read (and break-the-glass) is refused with the clerk's cookie; what the clerk may read carries none of it. */
+export async function assertClerkApiRefused(
+  query: Query,
+  api: ReturnType<typeof apiOf>['api'],
+  cookie: string,
+  visit: { id: string; pasienId: string },
+): Promise<void> {
+  const refused: [string, unknown][] = [
+    ['vital.list', { pasienId: visit.pasienId }],
+    ['vital.list', { kunjunganId: visit.id }],
+    ['alergi.list', { pasienId: visit.pasienId }],
+    ['diagnosis.list', { kunjunganId: visit.id }],
+    ['catatan.list', { kunjunganId: visit.id }],
+    ['klinis.riwayat', { pasienId: visit.pasienId }],
+    ['btg.list', {}],
+  ];
+  for (const [proc, input] of refused) assert.equal((await query(proc, cookie, input)).status, 403, `${proc} for a clerk`);
+  const open = await api('/trpc/btg.open', cookie, { pasienId: visit.pasienId, reason: 'ingin tahu saja, bukan darurat' });
+  assert.equal(open.status, 403, 'btg.open for a clerk');
+  for (const [proc, input] of [
+    ['kunjungan.get', { id: visit.id }],
+    ['kunjungan.list', { limit: 200 }],
+    ['pasien.get', { id: visit.pasienId }],
+  ] as const) {
+    const res = await query(proc, cookie, input);
+    assert.equal(res.status, 200, `${proc} for a clerk`);
+    const body = JSON.stringify(res.data);
+    for (const word of CLINICAL_WORDS) assert.ok(!body.includes(word), `${proc} gives a clerk "${word}"`);
+  }
+}
+
+/** Every row the audit page shows (following "show more" to the end): action and actor; all of it in words. */
+export async function auditRows(page: Page): Promise<{ action: string; actor: string }[]> {
+  await page.locator('table.audit-table tr[data-action]').first().waitFor();
+  while (await page.locator('#audit-more').isVisible()) {
+    const before = await page.locator('tr[data-action]').count();
+    await page.click('#audit-more');
+    await page.waitForFunction((n) => document.querySelectorAll('tr[data-action]').length > n, before);
+  }
+  // Every action and every detail in words: a code-like name (`poliId`, `klinis.read`) is a string left untranslated.
+  const shown = await page.$$eval('tr[data-action] td:nth-child(3), tr[data-action] td:last-child', (tds) =>
+    tds.map((td) => td.textContent ?? ''),
+  );
+  assert.deepEqual(
+    shown.filter((text) => /\b[a-z]+([A-Z]|\.[a-z])\w*/.test(text)),
+    [],
+    'untranslated names on the audit page',
+  );
+  return page.$$eval('tr[data-action]', (trs) => trs.map((tr) => ({ action: tr.dataset.action!, actor: tr.dataset.actor! })));
+}
+
+/** How many audit rows the API holds for the filter (every page of it), as `cookie`'s person. */
+export async function auditCount(query: Query, cookie: string, filter: Record<string, string>): Promise<number> {
+  let count = 0;
+  let cursor: string | null | undefined;
+  do {
+    const page = await query<{ items: unknown[]; nextCursor: string | null }>('audit.list', cookie, {
+      ...filter,
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    });
+    count += page.data.items.length;
+    cursor = page.data.nextCursor;
+  } while (cursor);
+  return count;
+}
+
+export interface VitalEntry {
+  id: string;
+  kode: string;
+  isi: Record<string, number>;
+}
+
+/** The points the vitals chart must plot for vital.list's entries: `<entry> <key> <value>`, sorted. */
+export function chartPoints(entries: VitalEntry[]): string[] {
+  const charted: Record<string, string> = { '8867-4': 'nadi', '8310-5': 'suhu', '29463-7': 'beratBadan' };
+  return entries
+    .flatMap((e) =>
+      e.kode === '85354-9'
+        ? [`${e.id} sistolik ${e.isi.sistolik}`, `${e.id} diastolik ${e.isi.diastolik}`]
+        : charted[e.kode]
+          ? [`${e.id} ${charted[e.kode]} ${e.isi.value}`]
+          : [],
+    )
+    .sort();
+}
+
+/** The audit actions of clinical writes, by the procedure's verb. */
+const WRITES: Record<string, string> = {
+  record: 'klinis.record',
+  amend: 'klinis.amend',
+  start: 'kunjungan.start',
+  finish: 'kunjungan.finish',
+};
+
+/**
+ * Each clinical write `who`'s browsers made (answered 200) is one audit row of theirs, none missing,
+ * none extra; and their clinical reads are there too.
+ */
+export function assertWritesAudited(rows: { action: string; actor: string }[], calls: TrackedCall[], who: string, userId: string): void {
+  for (const [verb, action] of Object.entries(WRITES)) {
+    const made = calls.filter((c) => c.who === who && c.method === 'POST' && c.status === 200 && c.path.endsWith(`.${verb}`));
+    const listed = rows.filter((r) => r.actor === userId && r.action === action);
+    assert.equal(listed.length, made.length, `${who}'s ${action} rows`);
+  }
+  assert.ok(
+    rows.some((r) => r.actor === userId && r.action === 'klinis.read'),
+    `${who}'s clinical reads`,
+  );
+}
+
+/**
+ * The blood-pressure chart as a person reads it at tablet width: named and described for screen
+ * readers, wide enough, the reference ranges drawn, red exactly where a value is outside them (the
+ * day's 165/95 both are), a legend for the two lines.
+ */
+export async function assertChartReadable(page: Page): Promise<void> {
+  const bp = page.locator('figure[data-panel="bp"]');
+  assert.ok(await bp.locator('svg title').textContent());
+  assert.match((await bp.locator('svg desc').textContent()) ?? '', /95.*165/);
+  await page.setViewportSize({ width: 820, height: 1180 });
+  const box = await bp.locator('svg').boundingBox();
+  assert.ok(box && box.width >= 250, `the chart is readable at tablet width (${box?.width}px)`);
+  assert.equal(await bp.locator('rect.normal').count(), 2, 'both reference ranges drawn');
+  const red = await bp
+    .locator('circle.out-of-range')
+    .evaluateAll((cs) => cs.map((c) => `${c.getAttribute('data-key')} ${c.getAttribute('data-value')}`));
+  assert.deepEqual(red.sort(), ['diastolik 95', 'sistolik 165']);
+  assert.deepEqual(await bp.locator('.chart-legend .key').allTextContents(), [
+    'Sistolik',
+    'Diastolik',
+    'Rentang normal',
+    'Di luar rentang normal',
+  ]);
+}
+
+/** The clinic's pages and the audit log: each a chunk of its own in the build, none in the first load. */
+export function assertClinicPagesOnDemand(): void {
+  const pages = ['Worklist', 'VisitPage', 'ClinicalRecord', 'FrontDesk', 'AdminClinics', 'AuditLog'];
+  const chunks = readdirSync(join(repoRoot, 'dashboard/dist/assets')).filter((f) =>
+    pages.some((p) => f.startsWith(`${p}-`) && f.endsWith('.js')),
+  );
+  assert.equal(chunks.length, pages.length, `each page a chunk of its own: ${chunks.join(', ')}`);
+  const first = firstLoad().files.map((f) => f.path);
+  assert.deepEqual(
+    first.filter((path) => chunks.some((c) => path.endsWith(`/${c}`))),
+    [],
+    'none in the first load',
+  );
+}
