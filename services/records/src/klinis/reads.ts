@@ -44,9 +44,13 @@ export function klinisReads({ db, actor }: TenantScope) {
       if (input.pasienId) where.push(`e.pasien_id = ${p(input.pasienId)}::uuid`);
       if (!input.includeEnteredInError) where.push('not e.entered_in_error');
       const filters = Object.keys(input).filter((k) => k !== 'limit');
+      // The patient the list is about, found or not: an empty list is clinical content too.
+      const subject = input.pasienId
+        ? `array[${p(input.pasienId)}::uuid]`
+        : `array(select k.pasien_id from records.kunjungan k where k.id = ${p(input.kunjunganId)}::uuid)`;
       const sql = `with page as (select ${SELECT_ENTRY} from records.klinis e where ${where.join(' and ')}
           order by e.waktu desc, e.id limit ${p(input.limit)}),
-        audit as (${auditInsert(p, 'klinis.read', "coalesce((select array_agg(distinct pasien_id::uuid) from page), '{}')", { ...extra, jenis: kind, filters: filters.join(',') })})
+        audit as (${auditInsert(p, 'klinis.read', subject, { ...extra, jenis: kind, filters: filters.join(',') })})
         select * from page`;
       return (await db.one<Row>(sql, values)).map(toEntry);
     },

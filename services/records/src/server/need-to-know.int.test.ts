@@ -255,6 +255,22 @@ describe('need-to-know', () => {
     );
   });
 
+  test('a clinical list that finds nothing is audited against its patient all the same', async () => {
+    const pasienId = await patient();
+    const visit = await visitOf(pasienId);
+    assert.deepEqual(dataOf(await r.query('alergi.list', { pasienId }, doctor)), []);
+    assert.deepEqual(dataOf(await r.query('vital.list', { kunjunganId: visit }, doctor)), []);
+    const rows = (await auditRows('klinis.read')).filter((x) => x.pasien_ids.includes(pasienId));
+    assert.deepEqual(
+      rows.map((x) => [x.actor_user_id, x.details.jenis, x.pasien_ids]),
+      [
+        ['dr-ani', 'alergi', [pasienId]],
+        ['dr-ani', 'vital', [pasienId]],
+      ],
+      '"no allergy recorded" is clinical content too: the auditor finds the read under the patient',
+    );
+  });
+
   test('the entries close with the relationship: the window after a finished visit', async () => {
     const c = await chart(r, ++n, poliId, doctor);
     dataOf(await r.mutate('kunjungan.finish', { id: c.visit }, doctor));
