@@ -1,0 +1,90 @@
+// An MCP agent for cross-service tests and the bench: the official SDK's client with its own OAuth
+// client support, given a client the hospital's administrator registered beforehand. The SDK finds the
+// metadata from the server's 401, builds the authorization request (PKCE, `resource`, the scope the
+// challenge names) and hands the URL to redirectToAuthorization: the test plays the browser with it.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { nikFor } from './dashboard.ts';
+import type { Browserless } from './oauth.ts';
+
+/** A pre-registered public client: what the provider keeps between the redirect and the callback. */
+export class PreRegisteredAgent implements OAuthClientProvider {
+  readonly authorizationUrls: URL[] = [];
+  private saved?: OAuthTokens;
+  private verifier = '';
+  readonly redirectUrl: string;
+  private readonly clientId: string;
+
+  constructor(clientId: string, redirectUrl: string) {
+    this.clientId = clientId;
+    this.redirectUrl = redirectUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'MCP test agent', redirect_uris: [this.redirectUrl], token_endpoint_auth_method: 'none' };
+  }
+  clientInformation() {
+    return { client_id: this.clientId };
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrls.push(url);
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+/** The SDK client and its transport for the MCP server at `url`, authorizing through `provider`. */
+export function mcpClient(url: string, provider: OAuthClientProvider): { client: Client; transport: StreamableHTTPClientTransport } {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
+  return { client: new Client({ name: 'simrs-test-agent', version: '1.0.0' }), transport };
+}
+
+/** A tRPC call through the gateway with a session cookie (the dashboard's way), answering its data. */
+export async function staffCall<T = Record<string, unknown>>(browser: Browserless, procedure: string, input: unknown): Promise<T> {
+  const res = await browser.fetch(`/trpc/${procedure}`, { method: 'POST', json: input });
+  const body = (await res.json()) as { result?: { data: T } };
+  if (res.status !== 200 || !body.result) throw new Error(`${procedure}: ${res.status} ${JSON.stringify(body)}`);
+  return body.result.data;
+}
+
+export interface ClinicDay {
+  poliId: string;
+  pasienId: string;
+  nik: string;
+  visitId: string;
+}
+
+/**
+ * A clinic with the doctor assigned, a patient and today's visit there, checked in: what the staff do
+ * before an agent acting for the doctor has anything to read. Each browser is signed in already.
+ */
+export async function seedClinicDay(staff: { admin: Browserless; nurse: Browserless }, doctorUserId: string): Promise<ClinicDay> {
+  const poli = await staffCall<{ id: string }>(staff.admin, 'poli.create', { kode: 'UMUM', nama: 'Poli Umum' });
+  await staffCall(staff.admin, 'poli.assign', { poliId: poli.id, userId: doctorUserId });
+  const nik = nikFor('1980-04-12', 'P', 7);
+  const pasien = await staffCall<{ id: string }>(staff.admin, 'pasien.create', {
+    nik,
+    nama: 'Siti Rahmawati',
+    tempatLahir: 'Jakarta',
+    tanggalLahir: '1980-04-12',
+    jenisKelamin: 'P',
+    alamat: 'Jl. Melati No. 7',
+    kotaKabupaten: 'Jakarta Selatan',
+    provinsi: 'DKI Jakarta',
+  });
+  const visit = await staffCall<{ id: string }>(staff.admin, 'kunjungan.register', { pasienId: pasien.id, poliId: poli.id });
+  await staffCall(staff.nurse, 'kunjungan.arrive', { id: visit.id });
+  return { poliId: poli.id, pasienId: pasien.id, nik, visitId: visit.id };
+}
