@@ -9,7 +9,9 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { authorizeWithFetch, Browserless, issueRegistrationToken, registerClient, startOAuthWorld, tokensFor } from './support/oauth.ts';
 import type { OAuthWorld, RegisteredClient } from './support/oauth.ts';
-import { mcpClient, PreRegisteredAgent, seedClinicDay } from './support/mcp.ts';
+import { join } from 'node:path';
+import { repoRoot } from '@simrs/platform/testing';
+import { mcpClient, PreRegisteredAgent, runConformance, seedClinicDay, startTokenRelay } from './support/mcp.ts';
 import type { ClinicDay } from './support/mcp.ts';
 
 const ADMIN = 'admin@rs-mcp.test';
@@ -22,7 +24,17 @@ describe('the MCP server through the gateway', () => {
   let mcpUrl: string;
   let app: RegisteredClient;
   let day: ClinicDay;
-  const doctor = () => new Browserless(world.stack);
+  /** The doctor's browser, signed in once (the sign-in codes per address are limited). */
+  let doctor: Browserless;
+  /** A doctor's access token for the MCP server, as the SDK client gets it (the 401, sign-in, consent). */
+  async function mcpToken(): Promise<string> {
+    const agent = new PreRegisteredAgent(app.clientId, world.redirectUri);
+    const first = mcpClient(mcpUrl, agent);
+    await assert.rejects(first.client.connect(first.transport), UnauthorizedError);
+    const { callback } = await authorizeWithFetch(world.stack, world.smtp, doctor, agent.authorizationUrls[0]!, { email: DOCTOR });
+    await first.transport.finishAuth(callback.searchParams.get('code')!);
+    return agent.tokens()!.access_token;
+  }
 
   before(async () => {
     world = await startOAuthWorld('mcp', [
@@ -31,11 +43,12 @@ describe('the MCP server through the gateway', () => {
       { email: NURSE, tenant: 'rs-mcp', role: 'nurse' },
     ]);
     mcpUrl = `${world.stack.publicUrl}/api/v1/mcp`;
-    const [admin, nurse, dr] = [new Browserless(world.stack), new Browserless(world.stack), doctor()];
+    const [admin, nurse] = [new Browserless(world.stack), new Browserless(world.stack)];
+    doctor = new Browserless(world.stack);
     await admin.signIn(world.smtp, ADMIN);
     await nurse.signIn(world.smtp, NURSE);
-    await dr.signIn(world.smtp, DOCTOR);
-    const session = (await (await dr.fetch('/api/auth/get-session')).json()) as { user: { id: string } };
+    await doctor.signIn(world.smtp, DOCTOR);
+    const session = (await (await doctor.fetch('/api/auth/get-session')).json()) as { user: { id: string } };
     day = await seedClinicDay({ admin, nurse }, session.user.id);
     app = await registerClient(world.stack, await issueRegistrationToken(world.stack, ADMIN, true), {
       client_name: 'Asisten Klinik',
@@ -75,8 +88,7 @@ describe('the MCP server through the gateway', () => {
     assert.equal(request.searchParams.get('resource'), mcpUrl);
     assert.equal(request.searchParams.get('code_challenge_method'), 'S256');
     assert.equal(request.searchParams.get('scope'), 'simrs:read', 'the scope the challenge named');
-    const browser = doctor();
-    const { callback, consent } = await authorizeWithFetch(world.stack, world.smtp, browser, request, { email: DOCTOR });
+    const { callback, consent } = await authorizeWithFetch(world.stack, world.smtp, doctor, request, { email: DOCTOR });
     assert.equal(consent?.clientName, 'Asisten Klinik');
     await first.transport.finishAuth(callback.searchParams.get('code')!);
     const audience = JSON.parse(Buffer.from(agent.tokens()!.access_token.split('.')[1]!, 'base64url').toString()) as Json;
@@ -102,14 +114,14 @@ describe('the MCP server through the gateway', () => {
     const stepUp = agent.authorizationUrls[1]!;
     assert.equal(stepUp.searchParams.get('scope'), 'simrs:read simrs:write');
     assert.equal(stepUp.searchParams.get('resource'), mcpUrl);
-    const again = await authorizeWithFetch(world.stack, world.smtp, browser, stepUp, { email: DOCTOR });
+    const again = await authorizeWithFetch(world.stack, world.smtp, doctor, stepUp, { email: DOCTOR });
     await transport.finishAuth(again.callback.searchParams.get('code')!);
     assert.equal(ok(await call('record_vital_signs', vitals)).recorded[0].flag, 'N');
     await client.close();
   });
 
   test('a token for the API is refused by the MCP server, a token for the MCP server by the API, a cookie by both', async () => {
-    const apiTokens = await tokensFor(world.stack, world.smtp, app, doctor(), DOCTOR, 'openid simrs:read');
+    const apiTokens = await tokensFor(world.stack, world.smtp, app, doctor, DOCTOR, 'openid simrs:read');
     const mcpAt = (token: string, extra: Record<string, string> = {}) =>
       fetch(`${world.stack.gatewayUrl}/api/v1/mcp`, {
         method: 'POST',
@@ -125,22 +137,27 @@ describe('the MCP server through the gateway', () => {
     assert.equal(refused.status, 401);
     assert.match(refused.headers.get('www-authenticate') ?? '', /invalid_token/);
 
-    const agent = new PreRegisteredAgent(app.clientId, world.redirectUri);
-    const first = mcpClient(mcpUrl, agent);
-    await assert.rejects(first.client.connect(first.transport), UnauthorizedError);
-    const { callback } = await authorizeWithFetch(world.stack, world.smtp, doctor(), agent.authorizationUrls[0]!, { email: DOCTOR });
-    await first.transport.finishAuth(callback.searchParams.get('code')!);
-    const mcpToken = agent.tokens()!.access_token;
-    assert.equal((await mcpAt(mcpToken)).status, 200);
-    const onApi = await fetch(`${world.stack.gatewayUrl}/trpc/pasien.list`, { headers: { authorization: `Bearer ${mcpToken}` } });
+    const forMcp = await mcpToken();
+    assert.equal((await mcpAt(forMcp)).status, 200);
+    const onApi = await fetch(`${world.stack.gatewayUrl}/trpc/pasien.list`, { headers: { authorization: `Bearer ${forMcp}` } });
     assert.equal(onApi.status, 401, 'a token for the MCP server is not one for the API');
 
-    const staff = doctor();
-    await staff.signIn(world.smtp, DOCTOR);
     assert.equal(
-      (await mcpAt('', { cookie: staff.cookie, origin: world.stack.publicUrl })).status,
+      (await mcpAt('', { cookie: doctor.cookie, origin: world.stack.publicUrl })).status,
       401,
       'no cookie reaches the MCP server',
     );
+  });
+
+  test('@modelcontextprotocol/conformance in server mode: what applies passes; the baseline lists the rest, each with its reason', async () => {
+    const token = await mcpToken();
+    // The suite sends no credentials: a loopback relay adds the agent's token, as an MCP client would.
+    const relay = await startTokenRelay(`${world.stack.gatewayUrl}/api/v1/mcp`, token);
+    try {
+      const { code, output } = await runConformance(relay.url, join(repoRoot, 'test/mcp-conformance-baseline.yml'));
+      assert.equal(code, 0, output);
+    } finally {
+      await relay.stop();
+    }
   });
 });

@@ -2,10 +2,14 @@
 // client support, given a client the hospital's administrator registered beforehand. The SDK finds the
 // metadata from the server's 401, builds the authorization request (PKCE, `resource`, the scope the
 // challenge names) and hands the URL to redirectToAuthorization: the test plays the browser with it.
+import { spawn } from 'node:child_process';
+import { createServer, request } from 'node:http';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { freePort, repoRoot } from '@simrs/platform/testing';
 import { nikFor } from './dashboard.ts';
 import type { Browserless } from './oauth.ts';
 
@@ -87,4 +91,37 @@ export async function seedClinicDay(staff: { admin: Browserless; nurse: Browserl
   const visit = await staffCall<{ id: string }>(staff.admin, 'kunjungan.register', { pasienId: pasien.id, poliId: poli.id });
   await staffCall(staff.nurse, 'kunjungan.arrive', { id: visit.id });
   return { poliId: poli.id, pasienId: pasien.id, nik, visitId: visit.id };
+}
+
+/** A loopback relay to `target` that adds `Authorization: Bearer <token>` to every request it passes on. */
+export async function startTokenRelay(target: string, token: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    const headers = { ...req.headers, host: upstream.host, authorization: `Bearer ${token}` };
+    const out = request(upstream, { method: req.method, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** `conformance server` (the project's Node runs it: it needs a newer one than some systems have). */
+export async function runConformance(url: string, baseline: string): Promise<{ code: number | null; output: string }> {
+  const cli = join(repoRoot, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+  const child = spawn(process.execPath, [cli, 'server', '--url', url, '--expected-failures', baseline], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, output };
 }
