@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { authorizeWithFetch, Browserless, issueRegistrationToken, registerClient, startOAuthWorld, tokensFor } from './support/oauth.ts';
+import {
+  authorizeWithFetch,
+  Browserless,
+  DEVICE_CODE_GRANT,
+  issueRegistrationToken,
+  registerClient,
+  startOAuthWorld,
+  tokensFor,
+} from './support/oauth.ts';
 import type { OAuthWorld, RegisteredClient } from './support/oauth.ts';
 import { join } from 'node:path';
 import { repoRoot } from '@simrs/platform/testing';
@@ -56,7 +64,7 @@ describe('the MCP server through the gateway', () => {
       token_endpoint_auth_method: 'none',
       // An agent on the user's machine: a native app with a loopback redirect (RFC 8252).
       application_type: 'native',
-      grant_types: ['authorization_code', 'refresh_token'],
+      grant_types: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
       response_types: ['code'],
       scope: 'openid simrs:read simrs:write',
     });
@@ -147,6 +155,40 @@ describe('the MCP server through the gateway', () => {
       401,
       'no cookie reaches the MCP server',
     );
+  });
+
+  test('an agent on a terminal gets a token for the MCP server with the device grant', async () => {
+    const post = (path: string, body: URLSearchParams) =>
+      fetch(`${world.stack.gatewayUrl}/api/auth${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+    const code = (await (
+      await post('/device/code', new URLSearchParams({ client_id: app.clientId, scope: 'simrs:read', resource: mcpUrl }))
+    ).json()) as Json;
+    const page = await doctor.fetch(`/api/auth/device?user_code=${encodeURIComponent(String(code.user_code))}`);
+    assert.equal(page.status, 200, await page.text());
+    const approved = await doctor.fetch('/api/auth/device/approve', { method: 'POST', json: { userCode: code.user_code } });
+    assert.equal(approved.status, 200, await approved.text());
+    const token = (await (
+      await post(
+        '/oauth2/token',
+        new URLSearchParams({ grant_type: DEVICE_CODE_GRANT, device_code: code.device_code, client_id: app.clientId }),
+      )
+    ).json()) as Json;
+    const claims = JSON.parse(Buffer.from(String(token.access_token).split('.')[1]!, 'base64url').toString()) as Json;
+    assert.equal(claims.aud, mcpUrl);
+    const listed = await fetch(`${world.stack.gatewayUrl}/api/v1/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    assert.equal(listed.status, 200);
   });
 
   test('@modelcontextprotocol/conformance in server mode: what applies passes; the baseline lists the rest, each with its reason', async () => {

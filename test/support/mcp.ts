@@ -1,53 +1,19 @@
-// An MCP agent for cross-service tests and the bench: the official SDK's client with its own OAuth
-// client support, given a client the hospital's administrator registered beforehand. The SDK finds the
-// metadata from the server's 401, builds the authorization request (PKCE, `resource`, the scope the
-// challenge names) and hands the URL to redirectToAuthorization: the test plays the browser with it.
+// MCP agents for cross-service tests and the bench: the official SDK's client with its own OAuth
+// client support (the provider of examples/mcp-agent-provider.ts, given a client the hospital's
+// administrator registered), a clinic day for it to read, the token relay and the conformance suite's
+// runner. The SDK finds the metadata from the server's 401 and builds the authorization request; the
+// test plays the browser with the URL it hands to redirectToAuthorization.
 import { spawn } from 'node:child_process';
 import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { freePort, repoRoot } from '@simrs/platform/testing';
 import { nikFor } from './dashboard.ts';
 import type { Browserless } from './oauth.ts';
 
-/** A pre-registered public client: what the provider keeps between the redirect and the callback. */
-export class PreRegisteredAgent implements OAuthClientProvider {
-  readonly authorizationUrls: URL[] = [];
-  private saved?: OAuthTokens;
-  private verifier = '';
-  readonly redirectUrl: string;
-  private readonly clientId: string;
-
-  constructor(clientId: string, redirectUrl: string) {
-    this.clientId = clientId;
-    this.redirectUrl = redirectUrl;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'MCP test agent', redirect_uris: [this.redirectUrl], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return { client_id: this.clientId };
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrls.push(url);
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
+export { PreRegisteredAgent } from '../../examples/mcp-agent-provider.ts';
 
 /** The SDK client and its transport for the MCP server at `url`, authorizing through `provider`. */
 export function mcpClient(url: string, provider: OAuthClientProvider): { client: Client; transport: StreamableHTTPClientTransport } {
