@@ -8,10 +8,23 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ROLES } from '@simrs/contracts/access';
+import type { Role } from '@simrs/contracts/access';
+import { PROCEDURES, roleMay } from '../access/index.ts';
+import type { ProcedureName } from '../access/index.ts';
 import { chart, dataOf, loadCodes, startRecords } from '../testing/index.ts';
 import type { Chart, RecordsUnderTest } from '../testing/index.ts';
 
 const CLIENT = 'agent-test';
+
+/** The records procedures each tool calls (what its answer needs). */
+const TOOL_PROCEDURES: Record<string, ProcedureName[]> = {
+  find_patients: ['pasien.list'],
+  patient_summary: ['alergi.list', 'diagnosis.list', 'vital.list', 'kunjungan.list', 'pasien.get'],
+  visit_details: ['vital.list', 'diagnosis.list', 'catatan.list', 'kunjungan.get'],
+  clinic_worklist: ['kunjungan.list'],
+  record_vital_signs: ['vital.record'],
+};
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('the MCP server', () => {
@@ -41,6 +54,16 @@ describe('the MCP server', () => {
     assert.equal(result.isError, true, JSON.stringify(result.structuredContent));
     return (result.content[0] as { text: string }).text;
   };
+
+  /** Valid arguments for each tool against the chart. */
+  const argsFor = (tool: string): Json =>
+    ({
+      find_patients: { name: 'siti' },
+      patient_summary: { pasienId: c.pasienId },
+      visit_details: { kunjunganId: c.visit },
+      clinic_worklist: {},
+      record_vital_signs: { kunjunganId: c.visit, measurements: [{ key: 'nadi', value: 80, unit: '/min' }] },
+    })[tool]!;
 
   before(async () => {
     r = await startRecords('mcp');
@@ -114,27 +137,28 @@ describe('the MCP server', () => {
     );
   });
 
-  test('each role is refused what the permission matrix and need-to-know refuse', async () => {
-    const clerk = await as('rs-demo', 'registration_clerk', 'clerk-1');
-    assert.equal(data(await call(clerk, 'find_patients', { mrn: '1' })).patients !== undefined, true);
-    data(await call(clerk, 'clinic_worklist', {}));
-    for (const [tool, args] of [
-      ['patient_summary', { pasienId: c.pasienId }],
-      ['visit_details', { kunjunganId: c.visit }],
-      ['record_vital_signs', { kunjunganId: c.visit, measurements: [{ key: 'nadi', value: 80, unit: '/min' }] }],
-    ] as const)
-      assert.match(refusal(await call(clerk, tool, args)), /^FORBIDDEN: .*do not retry/, `a clerk's agent: ${tool}`);
-    const auditor = await as('rs-demo', 'auditor', 'aud-1');
-    for (const tool of ['find_patients', 'clinic_worklist'])
-      assert.match(
-        refusal(await call(auditor, tool, tool === 'find_patients' ? { name: 'siti' } : {})),
-        /^FORBIDDEN/,
-        `an auditor's agent: ${tool}`,
-      );
+  test('each role, through each tool, is refused exactly what the permission matrix refuses for the procedures the tool calls', async () => {
+    const users: Record<Role, string> = {
+      tenant_admin: 'adm-1',
+      doctor: 'dr-ani',
+      nurse: 'ns-ina',
+      registration_clerk: 'clerk-1',
+      auditor: 'aud-1',
+    };
+    for (const role of ROLES) {
+      // Both scopes: what is refused here is the role's, not the token's.
+      const client = await as('rs-demo', role, users[role], ['simrs:read', 'simrs:write']);
+      for (const [tool, procedures] of Object.entries(TOOL_PROCEDURES)) {
+        const allowed = procedures.every((name) => roleMay(role, PROCEDURES[name].permission));
+        const result = await call(client, tool, argsFor(tool));
+        if (allowed) data(result);
+        else assert.match(refusal(result), /^FORBIDDEN: .*do not retry/, `${role} through ${tool}`);
+      }
+    }
+    // Need-to-know as well: a doctor without a visit of the patient at one of their clinics.
     const stranger = await as('rs-demo', 'doctor', 'dr-budi');
     assert.match(refusal(await call(stranger, 'patient_summary', { pasienId: c.pasienId })), /^FORBIDDEN: .*treatment relationship/);
-    const nurse = await as('rs-demo', 'nurse', 'ns-ina');
-    data(await call(nurse, 'record_vital_signs', { kunjunganId: c.visit, measurements: [{ key: 'suhu', value: 37, unit: 'Cel' }] }));
+    assert.match(refusal(await call(stranger, 'record_vital_signs', argsFor('record_vital_signs'))), /^FORBIDDEN/);
   });
 
   test("another hospital's agent finds nothing of this one, by id or by search", async () => {
@@ -182,6 +206,16 @@ describe('the MCP server', () => {
     for (const row of rows) {
       assert.deepEqual([row.client_id, row.actor_user_id, row.tool], [CLIENT, 'dr-ani', 'patient_summary']);
       assert.ok(row.action === 'kunjungan.list' || row.pasien_ids.includes(c.pasienId), row.action);
+    }
+    // Every tool: each call adds rows naming it, as many as the procedures it reached.
+    for (const [tool, procedures] of Object.entries(TOOL_PROCEDURES)) {
+      const count = async () =>
+        Number(
+          (await r.owner.query<{ n: string }>("select count(*) n from records.audit_log where details->>'tool' = $1", [tool])).rows[0]!.n,
+        );
+      const was = await count();
+      data(await call(doctor, tool, argsFor(tool)));
+      assert.equal((await count()) - was, procedures.length, `${tool}: one row per procedure reached`);
     }
     const auditor = await r.principal('rs-demo', 'auditor');
     const agentRows = dataOf<{ items: Array<{ details: Json; clientId: string }> }>(
