@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, printed as tables. Speed and memory targets live here, never in
-// timed tests. BENCH_ONLY=records|gateway|refresh|klinis|dashboard|visit|trips runs one part.
+// timed tests. BENCH_ONLY=records|gateway|refresh|klinis|dashboard|visit|mcp|trips runs one part.
 import { printTable } from './load.ts';
 import { conditions } from './wrk.ts';
 
@@ -30,6 +30,10 @@ const parts: Record<string, { title: string; load: () => Promise<Bench> }> = {
   visit: {
     title: "the visit page's load through the gateway (a doctor's session cookie) on the clinical data set",
     load: async () => (await import('./visit-page.ts')).benchVisitPage,
+  },
+  mcp: {
+    title: "AI agents: the MCP server's patient summary through the gateway, beside the same reads through tRPC, with CPU per call",
+    load: async () => (await import('./mcp.ts')).benchMcp,
   },
   trips: {
     title: 'round trips of one token refresh (counted from the services’ traces)',

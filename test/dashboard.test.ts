@@ -388,6 +388,13 @@ describe('patients', () => {
       await auditor.page.click('#apply-filters');
       const read = auditor.page.locator('.audit-table tbody tr[data-action="pasien.get"]', { hasText: 'Perawat' });
       await read.first().waitFor();
+      // Only what AI agents did (through the MCP server): none here, the nurse read it herself.
+      await auditor.page.selectOption('[name="agen"]', 'ya');
+      await auditor.page.click('#apply-filters');
+      await auditor.page.locator('#audit-count', { hasText: 'Tidak ada catatan yang cocok.' }).waitFor();
+      await auditor.page.selectOption('[name="agen"]', 'tidak');
+      await auditor.page.click('#apply-filters');
+      await read.first().waitFor();
       // Colleagues by name (identity's names for auditors), the hospital by name in the header.
       assert.equal(await read.first().locator('.actor-name').textContent(), 'perawat');
       await auditor.page.locator('#tenant-id', { hasText: `Rumah Sakit ${TENANT}` }).waitFor();

@@ -1,5 +1,5 @@
 import { csv, hostPort, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
-import { defaultAudience, defaultIssuer, JWKS_PATH } from '@simrs/contracts/oauth';
+import { defaultAudience, defaultIssuer, defaultMcpResource, JWKS_PATH } from '@simrs/contracts/oauth';
 import { sessionCookieName as cookieName } from '@simrs/contracts/cookie';
 
 /** The gateway's settings (docs/settings.md lists them, with their defaults; a test keeps the two in step). */
@@ -43,6 +43,10 @@ export const schema = z.object({
   /** OAuth access tokens: who issues them and for which resource; defaults derive from PUBLIC_URL. */
   OAUTH_ISSUER: urlWith('http', 'https').optional(),
   API_AUDIENCE: z.string().min(1).optional(),
+  /** The MCP server's resource identifier (RFC 8707): what tokens for the MCP route must be issued for. */
+  MCP_RESOURCE: z.string().min(1).optional(),
+  /** MCP requests per minute per OAuth client (one agent, whoever it acts for), across replicas; 0 disables. */
+  MCP_CALLS_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   /** Where the signing keys are fetched (inside the cluster); defaults to identity's JWKS. */
   JWKS_URL: urlWith('http', 'https').optional(),
   LOG_LEVEL: logLevel,
@@ -54,6 +58,7 @@ export const publicOrigin = new URL(config.PUBLIC_URL).origin;
 export const oauth = {
   issuer: config.OAUTH_ISSUER ?? defaultIssuer(config.PUBLIC_URL),
   audience: config.API_AUDIENCE ?? defaultAudience(config.PUBLIC_URL),
+  mcpResource: config.MCP_RESOURCE ?? defaultMcpResource(config.PUBLIC_URL, config.INTEGRATION_PREFIX),
   jwksUrl: config.JWKS_URL ?? `${new URL(config.IDENTITY_URL).origin}${JWKS_PATH}`,
 };
 /** Better Auth names the cookie with the __Secure- prefix when the public URL is https. */

@@ -21,7 +21,9 @@ const sessions = new SessionAuthenticator({
   revocations,
 });
 const bearer = new BearerAuthenticator({
-  ...oauth,
+  issuer: oauth.issuer,
+  jwksUrl: oauth.jwksUrl,
+  audience: [oauth.audience, oauth.mcpResource],
   principalSecret: config.PRINCIPAL_SECRET,
   revocations,
   replayStore: redisReplayStore(redis),

@@ -1,6 +1,6 @@
 // The hospital's audit trail (records' audit.list), newest first, with filters kept in the address:
-// action, person, patient, and a date range (whole days in the reader's time zone). For roles that may
-// list them (auditors), the break-the-glass accesses with their reasons come first.
+// action, person, AI agents or people, patient, and a date range (whole days in the reader's time
+// zone). For roles that may list them (auditors), the break-the-glass accesses with their reasons come first.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
@@ -37,7 +37,9 @@ const ACTIONS = [
   'btg.list',
 ] as const;
 type Action = (typeof ACTIONS)[number];
-const FILTERS = ['action', 'actor', 'pasien', 'dari', 'sampai'] as const;
+const FILTERS = ['action', 'actor', 'agen', 'pasien', 'dari', 'sampai'] as const;
+/** The `agen` filter: what AI agents did through the MCP server (`ya`), or everything else (`tidak`). */
+const AGENT_FILTER: Record<string, boolean> = { ya: true, tidak: false };
 type Filters = Record<(typeof FILTERS)[number], string>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -55,6 +57,7 @@ function auditInput(applied: Filters, badPatient: boolean) {
     limit: 50,
     ...((ACTIONS as readonly string[]).includes(applied.action) ? { action: applied.action as Action } : {}),
     ...(applied.actor ? { actorUserId: applied.actor } : {}),
+    ...(Object.hasOwn(AGENT_FILTER, applied.agen) ? { agent: AGENT_FILTER[applied.agen] } : {}),
     ...(applied.pasien && !badPatient ? { pasienId: applied.pasien } : {}),
     ...(dayBound(applied.dari, false) ? { from: dayBound(applied.dari, false) } : {}),
     ...(dayBound(applied.sampai, true) ? { to: dayBound(applied.sampai, true) } : {}),
@@ -154,6 +157,17 @@ function AuditFilters({
       ) : (
         <TextField label={t('audit.actorId')} name="actor" value={draft.actor} onValue={set('actor')} hint={t('audit.actorHint')} />
       )}
+      <SelectField
+        label={t('audit.channel')}
+        name="agen"
+        value={draft.agen}
+        onValue={set('agen')}
+        placeholder={t('audit.anyChannel')}
+        options={[
+          { value: 'ya', label: t('audit.agentsOnly') },
+          { value: 'tidak', label: t('audit.peopleOnly') },
+        ]}
+      />
       <TextField
         label={t('audit.patientId')}
         name="pasien"

@@ -25,6 +25,8 @@ export function AuditTable({ items, names, linkPatients = false, caption, showPa
   const detail = (e: AuditEntry) => {
     const fields = Array.isArray(e.details.fields) ? (e.details.fields as string[]) : [];
     const filters = Array.isArray(e.details.filters) ? (e.details.filters as string[]).filter((x) => x !== 'cursor') : [];
+    // An AI agent's access names the MCP tool it called.
+    if (typeof e.details.tool === 'string') return t('audit.agentTool', { tool: e.details.tool });
     if (fields.length)
       return t('audit.fieldsChanged', { fields: fields.map((x) => t(`patient.${x as 'nama'}`, { defaultValue: x })).join(', ') });
     if (filters.length)

@@ -2,7 +2,7 @@
 // context for the rate limit and the proxy. A bad or malformed token is refused (401); an unknown
 // session goes on anonymously; both count against the client IP's refused credentials. A client IP
 // over that limit is answered 429 before anything is checked (refused.ts).
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { clientKey } from '../limits/index.ts';
 import type { CallerRateLimit } from '../limits/index.ts';
 import { sendError, setCaller } from '../server/index.ts';
@@ -15,14 +15,21 @@ import { coolingDown } from './refused.ts';
 import { UpstreamUnavailable } from './session.ts';
 import type { SessionAuthenticator } from './session.ts';
 
-export function authenticate(auth: {
-  sessions: SessionAuthenticator;
-  bearer: BearerAuthenticator;
-  refused: CallerRateLimit;
-}): RequestHandler {
+export function authenticate(
+  auth: {
+    sessions: SessionAuthenticator;
+    bearer: BearerAuthenticator;
+    refused: CallerRateLimit;
+  },
+  /** The resource a bearer token must have been issued for on this route (RFC 8707). */
+  audience: string,
+): RequestHandler {
+  const forAnotherResource = (verified: VerifiedCredential | null | undefined) =>
+    verified?.audiences !== undefined && !verified.audiences.includes(audience);
   return async (req, res, next) => {
     // Served from memory (nothing verified, identity not asked): the rate limit asks the refused verdict.
     const remembered = callerFromMemory(req, auth);
+    if (forAnotherResource(remembered)) return refuseForAnotherResource(req, res, auth.refused);
     if (remembered !== undefined) {
       if (remembered) setVerifiedCaller(res, remembered, req.headers.authorization ? auth.bearer.cache : auth.sessions.cache);
       return next();
@@ -51,9 +58,18 @@ export function authenticate(auth: {
       if (!(err instanceof UnknownSession)) throw err;
       await auth.refused.check(clientKey(req));
     }
+    if (forAnotherResource(verified)) return refuseForAnotherResource(req, res, auth.refused);
     if (verified) setVerifiedCaller(res, verified, req.headers.authorization ? auth.bearer.cache : auth.sessions.cache);
     next();
   };
+}
+
+/** A valid token for another of SIMRS's resources (the API's on the MCP server's route, or the reverse). */
+async function refuseForAnotherResource(req: Request, res: Response, refused: CallerRateLimit): Promise<void> {
+  await refused.check(clientKey(req));
+  sendError(res, 'UNAUTHORIZED', 'the access token was issued for another resource: ask for one with this resource (RFC 8707)', {
+    'www-authenticate': `Bearer error="invalid_token", error_description="issued for another resource"`,
+  });
 }
 
 function setVerifiedCaller(res: Response, { key, principal }: VerifiedCredential, cache: PrincipalCache): void {

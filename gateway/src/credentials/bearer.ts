@@ -32,7 +32,7 @@ export class BearerAuthenticator {
   readonly cache: PrincipalCache;
   private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
   private readonly issuer: string;
-  private readonly audience: string;
+  private readonly audience: string | string[];
   private readonly revocations: Revocations;
   private readonly replayStore: DpopReplayStore;
   private keysRefetch?: Promise<void>;
@@ -40,7 +40,8 @@ export class BearerAuthenticator {
   constructor(options: {
     jwksUrl: string;
     issuer: string;
-    audience: string;
+    /** The resources whose tokens are accepted at all; which one a route needs, authenticate decides. */
+    audience: string | string[];
     principalSecret: string;
     revocations: Revocations;
     /** Where DPoP proof ids are remembered (Redis, shared by the replicas). */
@@ -65,13 +66,13 @@ export class BearerAuthenticator {
     if (cached?.claims) {
       if (this.revocations.isRevoked(cached.claims)) throw new InvalidToken('token revoked');
       await checkSenderConstraint(presented, cached.claims.jkt, this.replayStore);
-      return { key, principal: cached.principal };
+      return { key, principal: cached.principal, audiences: cached.claims.audiences };
     }
     const verified = await this.verify(token);
     if (this.revocations.isRevoked(verified.claims)) throw new InvalidToken('token revoked');
     await checkSenderConstraint(presented, verified.claims.jkt, this.replayStore);
     this.cache.set(key, verified.principal, verified.exp * 1000, verified.claims);
-    return { key, principal: verified.principal };
+    return { key, principal: verified.principal, audiences: verified.claims.audiences };
   }
 
   /**
@@ -85,7 +86,7 @@ export class BearerAuthenticator {
     const cached = this.cache.peek(key);
     if (!cached?.claims || cached.claims.jkt !== undefined || this.revocations.isRevoked(cached.claims)) return undefined;
     this.cache.countHit();
-    return { key, principal: cached.principal };
+    return { key, principal: cached.principal, audiences: cached.claims.audiences };
   }
 
   /** After jose's cooldown has passed, one JWKS fetch shared by every token waiting for a new key. */
@@ -130,7 +131,8 @@ export class BearerAuthenticator {
     if (typeof tenantId !== 'string' || typeof role !== 'string') throw new InvalidToken('token carries no tenant');
     const granted = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
     const cnf = payload.cnf as { jkt?: unknown } | undefined;
-    const claims = { ...tokenFacts(payload), ...(typeof cnf?.jkt === 'string' ? { jkt: cnf.jkt } : {}) };
+    const audiences = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
+    const claims = { ...tokenFacts(payload), audiences, ...(typeof cnf?.jkt === 'string' ? { jkt: cnf.jkt } : {}) };
     const clientId = claims.clientId;
     const patientId = payload[PATIENT_CLAIM];
     return {

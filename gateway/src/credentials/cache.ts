@@ -8,13 +8,15 @@ import type { Principal } from '@simrs/contracts/principal';
 import type { TokenFacts } from '@simrs/contracts/revocation';
 
 /** What a bearer token said about itself, kept to check revocations (and its DPoP key, RFC 9449) on every use. */
-export type TokenClaims = TokenFacts & { jkt?: string };
+export type TokenClaims = TokenFacts & { jkt?: string; audiences?: readonly string[] };
 
 /** A credential that checked out, and whose it is. */
 export interface VerifiedCredential {
   /** Hash of the credential (credentialKey): its key in the cache. */
   key: string;
   principal: Principal;
+  /** A bearer token's audiences (the resources it was issued for); none for a session. */
+  audiences?: readonly string[];
 }
 
 interface Entry {

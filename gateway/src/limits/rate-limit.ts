@@ -31,3 +31,17 @@ export function rateLimit(limit: CallerRateLimit, refused: CallerRateLimit): Req
     next();
   };
 }
+
+/**
+ * After rateLimit, on routes for agents: one budget per OAuth client across every user it acts for
+ * (an agent approved by many people is still one agent). Calls without a client go on.
+ */
+export function rateLimitPerClient(limit: CallerRateLimit): RequestHandler {
+  return async (_req, res, next) => {
+    const clientId = callerOf(res)?.principal.clientId;
+    const wait = clientId ? await limit.check(`client:${clientId}`) : undefined;
+    if (wait !== undefined)
+      return sendError(res, 'TOO_MANY_REQUESTS', `this client made too many requests, retry in ${wait} s`, { 'retry-after': String(wait) });
+    next();
+  };
+}

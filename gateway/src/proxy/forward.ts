@@ -3,7 +3,8 @@
 // client sent; records gets neither cookie nor token, only the principal signed for the caller.
 import type { Request, RequestHandler, Response } from 'express';
 import { PRINCIPAL_HEADER } from '@simrs/contracts/principal';
-import { config } from '../config.ts';
+import { resourceMetadataUrl } from '@simrs/contracts/oauth';
+import { oauth } from '../config.ts';
 import type { Route, UpstreamName } from '../routes/index.ts';
 import { callerOf } from '../server/index.ts';
 import { forwardHeaders, proxy } from './proxy.ts';
@@ -25,7 +26,11 @@ function forwardedFor(req: Request): Record<string, string | undefined> {
   };
 }
 
-const BEARER_CHALLENGE = `Bearer realm="simrs", resource_metadata="${new URL('/.well-known/oauth-protected-resource/api', config.PUBLIC_URL).toString()}"`;
+/** RFC 6750 §3 with RFC 9728 §5.1: where the metadata of the route's resource is (and, where declared, the scope to ask for). */
+function bearerChallenge(route: Route): string {
+  const metadata = resourceMetadataUrl(route.resource?.audience ?? oauth.audience);
+  return `Bearer realm="simrs", resource_metadata="${metadata}"${route.resource?.scope ? `, scope="${route.resource.scope}"` : ''}`;
+}
 
 export function forward(route: Route, options: ForwardOptions): RequestHandler {
   const target = options.upstreams[route.upstream];
@@ -33,6 +38,7 @@ export function forward(route: Route, options: ForwardOptions): RequestHandler {
   if (route.credentials === 'passthrough') {
     return (req, res) => proxy(target, req, res, forwardHeaders(req.headers, forwardedFor(req)), limits);
   }
+  const challengeHeader = bearerChallenge(route);
   const send = (req: Request, res: Response, principal: string | undefined) => {
     // The upstream needs neither the cookie nor the token: the principal says everything.
     const set = forwardedFor(req);
@@ -41,7 +47,7 @@ export function forward(route: Route, options: ForwardOptions): RequestHandler {
     set[PRINCIPAL_HEADER] = principal;
     // RFC 6750 §3: a request that carried no credentials and is refused gets the Bearer challenge,
     // naming where the API's resource metadata is (RFC 9728 §5.1).
-    const challenge = principal ? undefined : { 'www-authenticate': BEARER_CHALLENGE };
+    const challenge = principal ? undefined : { 'www-authenticate': challengeHeader };
     return proxy(target, req, res, forwardHeaders(req.headers, set), limits, challenge);
   };
   return (req, res) => {

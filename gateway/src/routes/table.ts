@@ -2,7 +2,9 @@
 // happens to the caller's credentials on the way, and which methods browsers on allow-listed origins may
 // use. Routing (server/app.ts), the proxy (proxy/forward.ts), the metrics' route labels and the error
 // envelope's `data.path` all read this list; anything not in it is a static page or a 404.
-import { config } from '../config.ts';
+import { SCOPE_READ } from '@simrs/contracts/access';
+import { MCP_PATH } from '@simrs/contracts/oauth';
+import { config, oauth } from '../config.ts';
 
 export type UpstreamName = 'identity' | 'records';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -35,6 +37,13 @@ export interface Route {
    * the prefix), `exact` (one document, labelled like a static page).
    */
   paths: 'procedure' | 'prefix' | 'exact';
+  /**
+   * `principal` routes: the resource (RFC 8707) a bearer token must have been issued for, and whether a
+   * session cookie counts at all (`false`: bearer tokens only, the cookie is dropped before anything
+   * looks at it); `scope`: the scope a first call needs, named in the 401 challenge (MCP clients ask for
+   * the challenge's scope rather than every scope the metadata lists).
+   */
+  resource?: { audience: string; cookies: boolean; scope?: string };
 }
 
 const API_METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -76,7 +85,25 @@ export const routes: readonly Route[] = [
     paths: 'exact',
   },
   // The clinical API: tRPC for the dashboard and playground, REST for integrations.
-  { prefix: '/trpc', upstream: 'records', credentials: 'principal', corsMethods: API_METHODS, methods: GET_POST, paths: 'procedure' },
+  {
+    prefix: '/trpc',
+    upstream: 'records',
+    credentials: 'principal',
+    corsMethods: API_METHODS,
+    methods: GET_POST,
+    paths: 'procedure',
+    resource: { audience: oauth.audience, cookies: true },
+  },
+  // The MCP server for AI agents (before the prefix it is under): tokens issued for it, no cookie, no CORS.
+  {
+    prefix: `${config.INTEGRATION_PREFIX}${MCP_PATH}`,
+    upstream: 'records',
+    credentials: 'principal',
+    corsMethods: [],
+    methods: ['GET', 'POST', 'DELETE'],
+    paths: 'exact',
+    resource: { audience: oauth.mcpResource, cookies: false, scope: SCOPE_READ },
+  },
   {
     prefix: config.INTEGRATION_PREFIX,
     upstream: 'records',
@@ -84,6 +111,7 @@ export const routes: readonly Route[] = [
     corsMethods: API_METHODS,
     methods: INTEGRATION,
     paths: 'prefix',
+    resource: { audience: oauth.audience, cookies: true },
   },
 ];
 

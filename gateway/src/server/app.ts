@@ -7,10 +7,10 @@ import express from 'express';
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { Redis } from '@simrs/platform/redis';
-import { allowedOrigins, config } from '../config.ts';
+import { allowedOrigins, config, oauth } from '../config.ts';
 import { authenticate, throttleRefusedCredentials } from '../credentials/index.ts';
 import type { BearerAuthenticator, SessionAuthenticator } from '../credentials/index.ts';
-import { CallerRateLimit, limitKeySecret, rateLimit } from '../limits/index.ts';
+import { CallerRateLimit, limitKeySecret, rateLimit, rateLimitPerClient } from '../limits/index.ts';
 import { dashboard } from '../dashboard/index.ts';
 import { forward } from '../proxy/index.ts';
 import type { Upstream } from '../proxy/index.ts';
@@ -55,6 +55,12 @@ function canonicalPathOnly(prefix: string): RequestHandler {
   return (req, res, next) => (req.originalUrl.startsWith(prefix) ? next() : sendError(res, 'NOT_FOUND', 'no such route'));
 }
 
+/** A bearer-only route: a session cookie neither authenticates nor travels on. */
+const dropCookies: RequestHandler = (req, _res, next) => {
+  delete req.headers.cookie;
+  next();
+};
+
 /** Methods the route does not serve end here: 405 with `Allow` (preflights go on to CORS). */
 function servedMethods(route: Route): RequestHandler {
   const allowed = new Set<string>(route.methods);
@@ -80,6 +86,8 @@ export function createApp(deps: GatewayDeps): express.Express {
   const limits = { redis: deps.redis, keySecret: limitKeySecret(config.PRINCIPAL_SECRET) };
   const refused = new CallerRateLimit({ ...limits, name: 'refused', perMinute: config.CREDENTIAL_FAILURES_PER_MINUTE });
   const callerLimit = new CallerRateLimit({ ...limits, name: 'caller', perMinute: config.RATE_LIMIT_PER_MINUTE });
+  // Agents (the bearer-only MCP route) also share one budget per OAuth client, whoever they act for.
+  const clientLimit = new CallerRateLimit({ ...limits, name: 'client', perMinute: config.MCP_CALLS_PER_MINUTE });
   const forwarding = { upstreams: deps.upstreams, maxBodyBytes: config.MAX_BODY_BYTES, bodyTimeoutMs: config.BODY_TIMEOUT_MS };
   const handlersOf = (route: Route): RequestHandler[] => [
     servedMethods(route),
@@ -87,8 +95,10 @@ export function createApp(deps: GatewayDeps): express.Express {
     ...(route.credentials === 'principal'
       ? [
           throttleRefusedCredentials(),
-          authenticate({ sessions: deps.sessions, bearer: deps.bearer, refused }),
+          ...(route.resource?.cookies === false ? [dropCookies] : []),
+          authenticate({ sessions: deps.sessions, bearer: deps.bearer, refused }, route.resource?.audience ?? oauth.audience),
           rateLimit(callerLimit, refused),
+          ...(route.resource?.cookies === false ? [rateLimitPerClient(clientLimit)] : []),
         ]
       : []),
     forward(route, forwarding),

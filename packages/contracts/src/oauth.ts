@@ -22,6 +22,23 @@ export function defaultAudience(publicUrl: string): string {
   return `${new URL(publicUrl).origin}/api`;
 }
 
+/** Where the MCP server answers, below the integration prefix. */
+export const MCP_PATH = '/mcp';
+
+/**
+ * The MCP server's resource identifier (RFC 8707): its canonical URL, the `aud` of the tokens an agent
+ * gets for it. A token for the API is not one for the MCP server, nor the other way round.
+ */
+export function defaultMcpResource(publicUrl: string, integrationPrefix = '/api/v1'): string {
+  return `${new URL(publicUrl).origin}${integrationPrefix}${MCP_PATH}`;
+}
+
+/** Where a resource's metadata is (RFC 9728 §3.1: the well-known name between the host and the path). */
+export function resourceMetadataUrl(resource: string): string {
+  const url = new URL(resource);
+  return `${url.origin}/.well-known/oauth-protected-resource${url.pathname === '/' ? '' : url.pathname}`;
+}
+
 /** Claims identity adds to API access tokens. */
 export const TENANT_CLAIM = 'https://simrs.id/tenant';
 export const ROLE_CLAIM = 'https://simrs.id/role';

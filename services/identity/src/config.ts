@@ -1,7 +1,7 @@
 // identity's settings, parsed once at start (docs/settings.md has the table). A bad value stops the process
 // with one line naming the variable; secrets are never echoed.
 import { csv, flag, hostPort, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
-import { defaultAudience } from '@simrs/contracts/oauth';
+import { defaultAudience, defaultMcpResource } from '@simrs/contracts/oauth';
 
 const seconds = (fallback: number, min = 1, max = 7 * 24 * 3600) => z.coerce.number().int().min(min).max(max).default(fallback);
 const count = (fallback: number, max = 100_000) => z.coerce.number().int().min(1).max(max).default(fallback);
@@ -66,6 +66,12 @@ export const schema = z
       .url()
       .optional()
       .or(z.literal('').transform(() => undefined)),
+    /** The MCP server's resource identifier (RFC 8707); default PUBLIC_URL + /api/v1/mcp. */
+    MCP_RESOURCE: z
+      .string()
+      .url()
+      .optional()
+      .or(z.literal('').transform(() => undefined)),
     REGISTRATION_TOKEN_TTL_SECONDS: seconds(24 * 3600, 60, 30 * 24 * 3600),
     DEVICE_CODE_TTL_SECONDS: seconds(600, 1, 3600),
     DEVICE_POLL_INTERVAL_SECONDS: seconds(5, 1, 60),
@@ -93,6 +99,7 @@ export const schema = z
       PASSKEY_RP_ID: env.PASSKEY_RP_ID ?? new URL(publicUrl).hostname,
       CORS_ALLOWED_ORIGINS: env.CORS_ALLOWED_ORIGINS.map((o) => new URL(o).origin),
       API_AUDIENCE: env.API_AUDIENCE ?? defaultAudience(publicUrl),
+      MCP_RESOURCE: env.MCP_RESOURCE ?? defaultMcpResource(publicUrl),
     };
   });
 

@@ -282,7 +282,9 @@ function deviceVerificationHook({ limits, oauthClients }: OAuthDeps): Hook {
 
 /** A JWT access token cannot be deleted: its jti goes to the gateway's deny list. */
 async function revokeAccessToken(deps: OAuthDeps, ctx: Ctx, token: string, clientId: string) {
-  const payload = await verifyJWT(token, { jwt: { issuer: issuerOf(deps.config), audience: deps.config.API_AUDIENCE } });
+  const payload = await verifyJWT(token, {
+    jwt: { issuer: issuerOf(deps.config), audience: [deps.config.API_AUDIENCE, deps.config.MCP_RESOURCE] },
+  });
   if (payload && payload.azp === clientId && typeof payload.jti === 'string') {
     await deps.revocations.publish({ tokenIds: [payload.jti] });
     deps.log.info({ clientId }, 'access token revoked');

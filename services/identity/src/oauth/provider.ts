@@ -122,22 +122,25 @@ function registrationOptions(registrations: Handover<RegistrationGrant>) {
   };
 }
 
-/** Access tokens for the API in their own algorithm (id-tokens.ts), whatever the ID tokens use. */
+/**
+ * The two resources (RFC 8707) tokens are issued for: the API, and the MCP server agents use. Both in
+ * their own algorithm (id-tokens.ts), whatever the ID tokens use; a token names the one its request
+ * named (the API when none is named), and the gateway accepts it only there.
+ */
 function resourceOptions(config: Config) {
   const audience = config.API_AUDIENCE;
+  const resource = (identifier: string, name: string) => ({
+    identifier,
+    name,
+    accessTokenTtl: config.ACCESS_TOKEN_TTL_SECONDS,
+    signingAlgorithm: config.ACCESS_TOKEN_SIGNING_ALG,
+  });
   return {
-    resources: [
-      {
-        identifier: audience,
-        name: 'SIMRS API',
-        accessTokenTtl: config.ACCESS_TOKEN_TTL_SECONDS,
-        signingAlgorithm: config.ACCESS_TOKEN_SIGNING_ALG,
-      },
-    ],
+    resources: [resource(audience, 'SIMRS API'), resource(config.MCP_RESOURCE, 'SIMRS MCP server')],
     resourceSeedMode: 'overwrite' as const,
-    // The one resource is configuration, not data: no database read per token for it. Every client is
-    // linked to it at registration, so the per-client link is not read back on each token either.
-    cachedResources: new Set([audience]),
+    // The resources are configuration, not data: no database read per token for them. Any client of the
+    // hospital may ask for either (the consent page names the client and the scopes).
+    cachedResources: new Set([audience, config.MCP_RESOURCE]),
     enforcePerClientResources: false,
     clientRegistrationDefaultResources: [audience],
   };

@@ -9,7 +9,7 @@ import { normalizePath } from '@simrs/platform/redact';
 import { annotateRequest } from '@simrs/platform/spans';
 import type { Checks } from '@simrs/platform/health';
 import type { Logger } from '@simrs/platform/logger';
-import { API_SCOPES, AUTH_BASE_PATH } from '@simrs/contracts/oauth';
+import { API_SCOPES, AUTH_BASE_PATH, resourceMetadataUrl } from '@simrs/contracts/oauth';
 import { SMART_SCOPES } from '@simrs/contracts/smart';
 import { codeForStatus, envelope, errorBodyFor, HTTP_STATUS, isOAuthPath, oauthError } from '@simrs/contracts/envelope';
 import type { ErrorCode } from '@simrs/contracts/envelope';
@@ -93,7 +93,6 @@ const ROOT_METADATA = new Map([
   [`/.well-known/oauth-authorization-server${AUTH_BASE_PATH}`, '/.well-known/oauth-authorization-server'],
   [`/.well-known/openid-configuration${AUTH_BASE_PATH}`, '/.well-known/openid-configuration'],
 ]);
-const PROTECTED_RESOURCE_METADATA = ['/.well-known/oauth-protected-resource/api'];
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -178,18 +177,36 @@ export interface HttpDeps {
   log: Logger;
 }
 
-/** RFC 9728: what a client needs to find the authorization server for the SIMRS API. */
-function protectedResource(config: Config, res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' });
-  res.end(
+/**
+ * RFC 9728: what a client needs to find the authorization server for each protected resource, at the
+ * resource's own metadata address: the API (tRPC, REST, FHIR) and the MCP server for AI agents, whose
+ * tools need only the API scopes.
+ */
+const resourceDocumentsOf = new WeakMap<Config, Map<string, string>>();
+function resourceDocuments(config: Config): Map<string, string> {
+  const known = resourceDocumentsOf.get(config);
+  if (known) return known;
+  const document = (resource: string, name: string, scopes: readonly string[]) => [
+    new URL(resourceMetadataUrl(resource)).pathname,
     JSON.stringify({
-      resource: config.API_AUDIENCE,
+      resource,
       authorization_servers: [`${config.PUBLIC_URL}${AUTH_BASE_PATH}`],
-      scopes_supported: [...API_SCOPES, ...SMART_SCOPES],
+      scopes_supported: scopes,
       bearer_methods_supported: ['header'],
-      resource_name: 'SIMRS API',
+      resource_name: name,
     }),
-  );
+  ];
+  const documents = new Map([
+    document(config.API_AUDIENCE, 'SIMRS API', [...API_SCOPES, ...SMART_SCOPES]),
+    document(config.MCP_RESOURCE, 'SIMRS MCP server', API_SCOPES),
+  ] as Array<[string, string]>);
+  resourceDocumentsOf.set(config, documents);
+  return documents;
+}
+
+function sendResourceDocument(res: ServerResponse, document: string): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' });
+  res.end(document);
 }
 
 /** The request's headers for Better Auth, without the hop-by-hop ones. */
@@ -301,7 +318,8 @@ async function route(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, 
   if (path.startsWith(`${AUTH_BASE_PATH}/`)) return toBetterAuth(deps, req, res, path.slice(AUTH_BASE_PATH.length));
   const metadata = ROOT_METADATA.get(path);
   if (metadata) return toBetterAuth(deps, req, res, metadata, `${AUTH_BASE_PATH}${metadata}`);
-  if (PROTECTED_RESOURCE_METADATA.includes(path)) return protectedResource(deps.config, res);
+  const resource = resourceDocuments(deps.config).get(path);
+  if (resource) return sendResourceDocument(res, resource);
   return sendError(res, 'NOT_FOUND', 'no such route', path);
 }
 

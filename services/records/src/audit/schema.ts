@@ -37,6 +37,10 @@ export const auditListInput = z
         .regex(/^[\w.@:-]+$/, 'actorUserId contains characters that are not allowed')
         .optional(),
       breakGlass: z.boolean({ error: 'breakGlass must be true or false' }).optional(),
+      agent: z
+        .boolean({ error: 'agent must be true or false' })
+        .optional()
+        .meta({ description: 'true: only what AI agents did through the MCP server (details.tool names the tool); false: the rest' }),
       pasienId: z.string({ error: 'pasienId must be a patient id (UUID)' }).uuid('pasienId must be a patient id (UUID)').optional(),
       from: z.iso.datetime({ offset: true, error: 'from must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),
       to: z.iso.datetime({ offset: true, error: 'to must be an ISO date-time, e.g. 2026-01-31T00:00:00Z' }).optional(),

@@ -11,7 +11,7 @@ type Row = Record<string, unknown>;
 export function auditInsertFor(actor: Actor) {
   return (p: (v: unknown) => string, action: AuditAction, ids: string, details: Record<string, unknown>, access?: AccessFlags) =>
     `insert into records.audit_log (actor_user_id, actor_role, client_id, action, pasien_ids, request_id, trace_id, details, break_glass, purpose)
-     select ${p(actor.userId)}, ${p(actor.role)}, ${p(actor.clientId ?? null)}, ${p(action)}, ${ids}, ${p(actor.requestId || null)}, ${p(actor.traceId ?? null)}, ${p(JSON.stringify(details))}::jsonb,
+     select ${p(actor.userId)}, ${p(actor.role)}, ${p(actor.clientId ?? null)}, ${p(action)}, ${ids}, ${p(actor.requestId || null)}, ${p(actor.traceId ?? null)}, ${p(JSON.stringify(actor.tool ? { ...details, tool: actor.tool } : details))}::jsonb,
             ${access?.breakGlass ?? p(actor.breakGlass === true)}, ${access?.purpose ?? p(actor.purpose ?? null)}`;
 }
 
@@ -32,13 +32,15 @@ export function auditStore({ db, actor, cursors }: TenantScope) {
       const where: string[] = [];
       if (input.action) where.push(`a.action = ${p(input.action)}`);
       if (input.breakGlass !== undefined) where.push(`a.break_glass = ${p(input.breakGlass)}`);
+      // An agent's access names the MCP tool it called (auditInsertFor).
+      if (input.agent !== undefined) where.push(`${input.agent ? '' : 'not '}(a.details ? 'tool')`);
       if (input.actorUserId) where.push(`a.actor_user_id = ${p(input.actorUserId)}`);
       if (input.pasienId) where.push(`a.pasien_ids @> array[${p(input.pasienId)}::uuid]`);
       if (input.from) where.push(`a.occurred_at >= ${p(input.from)}::timestamptz`);
       if (input.to) where.push(`a.occurred_at < ${p(input.to)}::timestamptz`);
       if (input.cursor) where.push(`a.id < ${p(Number(cursors.open(input.cursor, 'audit', db.tenantId)[0]))}`);
       const limit = p(input.limit);
-      const details = { filters: usedFilters(input, ['action', 'breakGlass', 'actorUserId', 'pasienId', 'from', 'to', 'cursor']) };
+      const details = { filters: usedFilters(input, ['action', 'breakGlass', 'agent', 'actorUserId', 'pasienId', 'from', 'to', 'cursor']) };
       const sql = `with page as (
           select a.id, a.occurred_at, a.actor_user_id, a.actor_role, a.client_id, a.action, a.pasien_ids::text[] as pasien_ids,
                  a.request_id, a.trace_id, a.details, a.break_glass, a.purpose

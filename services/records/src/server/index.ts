@@ -4,6 +4,16 @@
 // circle); main.ts imports server.ts directly.
 export { BodyTooLarge, readBody } from './body.ts';
 export { badInput, FieldErrors, toTRPCError } from './errors.ts';
+export { sendError } from './http-error.ts';
 export { log } from './log.ts';
-export { builtOutput, clinicalProcedure, clinicalWriteProcedure, GUARDED_ERRORS, guardedProcedure, restMeta, router } from './trpc.ts';
-export type { Actor, TenantScope } from './trpc.ts';
+export {
+  builtOutput,
+  clinicalProcedure,
+  clinicalWriteProcedure,
+  GUARDED_ERRORS,
+  guardedProcedure,
+  publicError,
+  restMeta,
+  router,
+} from './trpc.ts';
+export type { Actor, Context, TenantScope } from './trpc.ts';

@@ -11,7 +11,8 @@ import { appRouter } from './router.ts';
 
 const m = meter('records');
 const calls = m.createCounter('records.procedure.calls', {
-  description: 'Procedure calls by procedure (or FHIR route), surface (trpc, rest, fhir) and outcome (ok, client_error, server_error).',
+  description:
+    'Procedure calls by procedure (or FHIR route), surface (trpc, rest, fhir, mcp) and outcome (ok, client_error, server_error).',
 });
 const duration = m.createHistogram('records.procedure.duration', {
   description: 'Time to answer a procedure call (or FHIR interaction), in seconds, by procedure and surface.',
@@ -64,7 +65,7 @@ function parseProcedures(pathname: string): string[] {
 export function observeCall(
   req: IncomingMessage,
   res: ServerResponse,
-  call: { surface: 'trpc' | 'rest' | 'fhir'; pathname: string; prefix: string; route?: string },
+  call: { surface: 'trpc' | 'rest' | 'fhir' | 'mcp'; pathname: string; prefix: string; route?: string },
 ): void {
   const started = performance.now();
   const procedures = call.surface === 'trpc' ? proceduresOf(call.pathname) : [];

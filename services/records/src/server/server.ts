@@ -16,6 +16,7 @@ import type { Principal } from '@simrs/contracts/principal';
 import type { Config } from '../config.ts';
 import { tenantDb } from '../db/index.ts';
 import { createFhirHandler, fhirRouteOf } from '../fhir/index.ts';
+import { createMcpHandler } from '../mcp/index.ts';
 import { BodyTooLarge, readBody } from './body.ts';
 import { cursors as makeCursors } from './cursor.ts';
 import { sendError } from './http-error.ts';
@@ -27,6 +28,7 @@ import { principalVerifier } from './principals.ts';
 import { restHandler } from './rest.ts';
 import type { PrincipalVerifier } from './principals.ts';
 import { appRouter } from './router.ts';
+import { createCallerFactory } from './trpc.ts';
 import type { Context } from './trpc.ts';
 
 async function principalOf(header: string | string[] | undefined, verify: PrincipalVerifier): Promise<Principal | undefined> {
@@ -183,6 +185,15 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
   const fhir = createFhirHandler({ prefix, publicUrl: config.PUBLIC_URL, maxBodyBytes: config.MAX_BODY_BYTES, createContext });
   const fhirBase = `${prefix}/fhir`;
   const integration = integrationRoute(config, createContext);
+  const mcpPath = `${prefix}/mcp`;
+  const callerOf = createCallerFactory(appRouter);
+  const mcp = createMcpHandler({
+    publicUrl: config.PUBLIC_URL,
+    prefix,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    createContext,
+    callerFor: (ctx) => callerOf(ctx),
+  });
 
   return createServer((req, res) => {
     if (health(req, res)) return;
@@ -195,6 +206,15 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
         const path = pathname.slice(fhirBase.length) || '/';
         observeCall(req, res, { surface: 'fhir', pathname, prefix, route: fhirRouteOf(req.method ?? 'GET', path, prefix) });
         return void fhir(req, res, path, url.slice(pathname.length));
+      }
+      if (pathname === mcpPath) {
+        // MCP answers its own errors (JSON-RPC in the body, the OAuth challenges in the headers).
+        observeCall(req, res, { surface: 'mcp', pathname, prefix, route: `${req.method ?? 'POST'} /mcp` });
+        return void mcp(req, res).catch((err: unknown) => {
+          log.error({ err }, 'MCP request failed');
+          if (!res.headersSent) sendError(res, 'INTERNAL_SERVER_ERROR', 'internal error', pathname);
+          else res.destroy();
+        });
       }
       const length = Number(req.headers['content-length'] ?? 0);
       if (length > config.MAX_BODY_BYTES) {

@@ -24,6 +24,8 @@ export interface Actor {
   breakGlass?: boolean;
   /** Why clinical content was reached: `treatment` or `break-the-glass` (unset for administration). */
   purpose?: string;
+  /** The MCP tool an AI agent called, when the access came through the MCP server: named in the audit row. */
+  tool?: string;
 }
 
 /**
