@@ -255,8 +255,12 @@ export async function startSatusehatPeer(opts: { expiresInSeconds?: number } = {
   }
 
   const server = createServer((req, res) => {
-    if (down) return void req.socket.destroy();
     const url = new URL(req.url ?? '/', 'http://peer');
+    if (down) {
+      // Counted even while down: a client that asks for tokens in a storm shows here.
+      if (url.pathname === TOKEN_PATH) peer.counters.tokenRequests++;
+      return void req.socket.destroy();
+    }
     const work =
       url.pathname === TOKEN_PATH
         ? token(req, res, url)
