@@ -113,6 +113,11 @@ as $$
   group by l.tenant_id, l.state
 $$;
 
+-- How long the oldest visit still queued has waited since it was finished (0 when none): the backlog alert.
+create function records.satusehat_oldest_queued() returns double precision
+  language sql stable security definer set search_path = pg_catalog, records
+as $$ select coalesce(extract(epoch from now() - min(o.created_at)), 0)::double precision from records.satusehat_outbox o where o.state = 'queued' $$;
+
 alter table records.satusehat_connection enable row level security;
 alter table records.satusehat_connection force row level security;
 create policy satusehat_connection_tenant on records.satusehat_connection
@@ -132,4 +137,4 @@ create policy satusehat_outbox_tenant on records.satusehat_outbox
 
 grant select, insert, update on records.satusehat_connection, records.satusehat_practitioner, records.satusehat_ihs,
   records.satusehat_outbox to records_app;
-grant execute on function records.satusehat_claim(integer, integer), records.satusehat_counts() to records_app;
+grant execute on function records.satusehat_claim(integer, integer), records.satusehat_counts(), records.satusehat_oldest_queued() to records_app;

@@ -1,11 +1,21 @@
-// The outbox as metrics: visits queued, sent, failed and incomplete per hospital, read when Prometheus
-// scrapes (counts only, through records.satusehat_counts). The chart's alert fires on a growing backlog.
+// The outbox as metrics, read when Prometheus scrapes: visits queued, sent, failed and incomplete per
+// hospital (counts only, through records.satusehat_counts), and how long the oldest queued visit has
+// waited, which the chart's backlog alert reads (always there, 0 when nothing waits).
 import type { Pool } from '@simrs/platform/db';
 import { meter } from '@simrs/platform/metrics';
 import { OUTBOX_STATES } from './schema.ts';
 
 export function observeOutbox(pool: Pool): void {
-  const gauge = meter('records').createObservableGauge('records.satusehat.outbox', {
+  const m = meter('records');
+  const oldest = m.createObservableGauge('records.satusehat.oldest_queued_age', {
+    description: 'Seconds since the oldest visit still queued for SATUSEHAT was finished (0: nothing waits).',
+    unit: 's',
+  });
+  oldest.addCallback(async (result) => {
+    const { rows } = await pool.query<{ age: number }>('select records.satusehat_oldest_queued() as age');
+    result.observe(Number(rows[0]?.age ?? 0));
+  });
+  const gauge = m.createObservableGauge('records.satusehat.outbox', {
     description: 'SATUSEHAT sends by hospital (tenant) and state (queued, sent, failed, incomplete): the latest row of each send.',
   });
   gauge.addCallback(async (result) => {
