@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, printed as tables. Speed and memory targets live here, never in
-// timed tests. BENCH_ONLY=records|gateway|refresh|klinis|dashboard|trips runs one part.
+// timed tests. BENCH_ONLY=records|gateway|refresh|klinis|dashboard|trips|satusehat runs one part.
 import { printTable } from './load.ts';
 import { conditions } from './wrk.ts';
 
@@ -26,6 +26,10 @@ const parts: Record<string, { title: string; load: () => Promise<Bench> }> = {
   dashboard: {
     title: 'dashboard: first load (gzipped) and patient search through the gateway with a session cookie',
     load: async () => (await import('./dashboard.ts')).benchDashboard,
+  },
+  satusehat: {
+    title: 'SATUSEHAT sending: finished visits sent per second to the stand-in platform, and the worker’s CPU per visit',
+    load: async () => (await import('./satusehat.ts')).benchSatusehat,
   },
   trips: {
     title: 'round trips of one token refresh (counted from the services’ traces)',
