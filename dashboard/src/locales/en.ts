@@ -2,10 +2,12 @@
 import type { id } from './id.ts';
 import { oauthEn } from './oauth.ts';
 import { clinicEn } from './clinic.ts';
+import { satusehatEn } from './satusehat.ts';
 
 export const en: typeof id = {
   ...oauthEn,
   ...clinicEn,
+  ...satusehatEn,
   common: {
     loading: 'Loading…',
     required: 'required',

@@ -53,9 +53,12 @@ export interface Hospital {
 
 let serial = 5_000;
 
-/** A hospital (a fresh tenant id, so Redis keys never meet another run's) ready to send to `peer`. */
-export async function hospital(r: RecordsUnderTest, peer: SatusehatPeer, name: string): Promise<Hospital> {
-  const tenant = `${name}-${randomBytes(4).toString('hex')}`;
+/** What hospital() needs of records: the test kit's records process, or a stack's records reached directly. */
+export type RecordsCaller = Pick<RecordsUnderTest, 'principal' | 'mutate' | 'owner'>;
+
+/** A hospital (a fresh tenant id unless given, so Redis keys never meet another run's) ready to send to `peer`. */
+export async function hospital(r: RecordsCaller, peer: SatusehatPeer, name: string, tenantId?: string): Promise<Hospital> {
+  const tenant = tenantId ?? `${name}-${randomBytes(4).toString('hex')}`;
   const organizationId = String(100_000_000 + Math.floor(Math.random() * 899_999_999));
   const clientId = `client-${tenant}`;
   const clientSecret = `secret-${randomBytes(16).toString('hex')}`;
@@ -103,7 +106,7 @@ export async function hospital(r: RecordsUnderTest, peer: SatusehatPeer, name: s
 
 /** The visit's latest outbox row as the owner sees it. */
 export async function outboxOf(
-  r: RecordsUnderTest,
+  r: Pick<RecordsUnderTest, 'owner'>,
   visit: string,
 ): Promise<{ state: string; attempts: number; last_error: string | null } | undefined> {
   const { rows } = await r.owner.query(
