@@ -1,6 +1,7 @@
-// The dashboard's SATUSEHAT page in Chromium, against the whole stack with the stand-in platform: a
-// visit the platform refused is listed with the platform's own message; once the cause is gone the
-// administrator resends it and it shows as sent.
+// The dashboard's SATUSEHAT page in Chromium, against the whole stack with the stand-in platform: the
+// administrator saves the connection (the secret never shown again) and tests it; a visit the platform
+// refused is listed with the platform's own message; once the cause is gone the administrator resends
+// it and it shows as sent.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -50,7 +51,7 @@ after(async () => {
 });
 
 describe('SATUSEHAT', () => {
-  test("a refused visit shows the platform's message; after the fix it is resent and shows as sent", async () => {
+  test("the connection is saved and tested; a refused visit shows the platform's message; after the fix it is resent and shows as sent", async () => {
     const h = await hospital(records, peer, 'dash', TENANT);
     peer.inject('duplicate', { resourceType: 'Encounter' });
     const v = await h.finishedVisit();
@@ -58,6 +59,14 @@ describe('SATUSEHAT', () => {
     const { context, page } = await openContext({ browser, stack, smtp }, USERS.admin);
     try {
       await page.goto('/admin/satusehat');
+      await page.getByLabel('Client ID').fill(h.clientId);
+      await page.getByLabel('Client secret').fill(h.clientSecret);
+      await page.locator('#save-connection').click();
+      await page.locator('#connection-status', { hasText: 'Koneksi disimpan.' }).waitFor();
+      assert.equal(await page.getByLabel('Client secret').inputValue(), '');
+      await page.locator('#test-connection').click();
+      await page.locator('#connection-status', { hasText: 'SATUSEHAT menerima kredensial ini.' }).waitFor();
+      assert.ok(!(await page.content()).includes(h.clientSecret), 'the page never shows the secret');
       const row = page.locator(`#satusehat-list tr[data-visit="${v.visit}"]`);
       await row.waitFor();
       assert.match((await row.locator('.sync-reason').textContent()) ?? '', /Found duplicate resource/);

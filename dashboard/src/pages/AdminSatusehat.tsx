@@ -8,6 +8,7 @@ import { errorMessage } from '../lib/errors.ts';
 import { useFormat } from '../lib/format.ts';
 import { useTRPC } from '../lib/trpc.ts';
 import { Loading, PageTitle, SelectField, Status } from '../ui/kit.tsx';
+import { SatusehatConnection } from './SatusehatConnection.tsx';
 
 const STATES = ['failed', 'incomplete', 'queued', 'sent'] as const;
 type State = (typeof STATES)[number];
@@ -80,6 +81,7 @@ export default function AdminSatusehat() {
     <section>
       <PageTitle text={t('satusehat.title')} />
       <p className="lead">{t('satusehat.lead')}</p>
+      <SatusehatConnection />
       <div className="inline-form">
         <SelectField
           name="satusehat-state"

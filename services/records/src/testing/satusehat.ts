@@ -44,6 +44,9 @@ export async function startWorker(r: RecordsUnderTest, peer: SatusehatPeer, extr
 export interface Hospital {
   tenant: string;
   organizationId: string;
+  clientId: string;
+  /** What the platform takes as this hospital's client secret. */
+  clientSecret: string;
   admin: string;
   doctor: string;
   poliId: string;
@@ -86,6 +89,8 @@ export async function hospital(r: RecordsCaller, peer: SatusehatPeer, name: stri
   return {
     tenant,
     organizationId,
+    clientId,
+    clientSecret,
     admin,
     doctor,
     poliId,
