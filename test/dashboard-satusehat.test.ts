@@ -67,6 +67,10 @@ describe('SATUSEHAT', () => {
       await page.locator('#test-connection').click();
       await page.locator('#connection-status', { hasText: 'SATUSEHAT menerima kredensial ini.' }).waitFor();
       assert.ok(!(await page.content()).includes(h.clientSecret), 'the page never shows the secret');
+      await page.getByLabel('ID pengguna').fill(h.doctorUserId);
+      await page.getByLabel('NIK', { exact: true }).fill(h.doctorNik);
+      await page.locator('#save-practitioner').click();
+      await page.locator('#practitioner-status', { hasText: `NIK untuk ${h.doctorUserId} disimpan.` }).waitFor();
       const row = page.locator(`#satusehat-list tr[data-visit="${v.visit}"]`);
       await row.waitFor();
       assert.match((await row.locator('.sync-reason').textContent()) ?? '', /Found duplicate resource/);

@@ -35,6 +35,12 @@ export const satusehatId = {
       ok: 'SATUSEHAT menerima kredensial ini.',
       refused: 'Uji gagal: {{message}}',
     },
+    practitioner: {
+      title: 'NIK tenaga kesehatan',
+      userId: 'ID pengguna',
+      nik: 'NIK',
+      saved: 'NIK untuk {{userId}} disimpan.',
+    },
   },
 };
 
@@ -71,6 +77,12 @@ export const satusehatEn: typeof satusehatId = {
       test: 'Test connection',
       ok: 'SATUSEHAT accepted these credentials.',
       refused: 'Test failed: {{message}}',
+    },
+    practitioner: {
+      title: "Practitioners' NIK",
+      userId: 'User ID',
+      nik: 'NIK',
+      saved: 'NIK saved for {{userId}}.',
     },
   },
 };

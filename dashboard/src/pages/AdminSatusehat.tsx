@@ -9,6 +9,7 @@ import { useFormat } from '../lib/format.ts';
 import { useTRPC } from '../lib/trpc.ts';
 import { Loading, PageTitle, SelectField, Status } from '../ui/kit.tsx';
 import { SatusehatConnection } from './SatusehatConnection.tsx';
+import { SatusehatPractitioner } from './SatusehatPractitioner.tsx';
 
 const STATES = ['failed', 'incomplete', 'queued', 'sent'] as const;
 type State = (typeof STATES)[number];
@@ -82,6 +83,7 @@ export default function AdminSatusehat() {
       <PageTitle text={t('satusehat.title')} />
       <p className="lead">{t('satusehat.lead')}</p>
       <SatusehatConnection />
+      <SatusehatPractitioner />
       <div className="inline-form">
         <SelectField
           name="satusehat-state"

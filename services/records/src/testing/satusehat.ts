@@ -49,6 +49,9 @@ export interface Hospital {
   clientSecret: string;
   admin: string;
   doctor: string;
+  /** The doctor's user id and the NIK the platform knows them by. */
+  doctorUserId: string;
+  doctorNik: string;
   poliId: string;
   /** A patient the platform knows, registered, seen by the doctor (diagnosis, blood pressure) and finished. */
   finishedVisit(opts?: { knownToPlatform?: boolean }): Promise<{ pasienId: string; visit: string; noKunjungan: string }>;
@@ -93,6 +96,8 @@ export async function hospital(r: RecordsCaller, peer: SatusehatPeer, name: stri
     clientSecret,
     admin,
     doctor,
+    doctorUserId: `dr-${tenant}`,
+    doctorNik,
     poliId,
     async finishedVisit({ knownToPlatform = true } = {}) {
       const pasien = newPasien(++serial);
