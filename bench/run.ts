@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, printed as tables. Speed and memory targets live here, never in
-// timed tests. BENCH_ONLY=records|gateway|refresh|klinis|dashboard|visit|mcp|trips runs one part.
+// timed tests. BENCH_ONLY=records|gateway|refresh|klinis|dashboard|visit|mcp|trips|satusehat runs one part.
 import { printTable } from './load.ts';
 import { conditions } from './wrk.ts';
 
@@ -34,6 +34,10 @@ const parts: Record<string, { title: string; load: () => Promise<Bench> }> = {
   mcp: {
     title: "AI agents: the MCP server's patient summary through the gateway, beside the same reads through tRPC, with CPU per call",
     load: async () => (await import('./mcp.ts')).benchMcp,
+  },
+  satusehat: {
+    title: 'SATUSEHAT sending: finished visits sent per second to the stand-in platform, and the worker’s CPU per visit',
+    load: async () => (await import('./satusehat.ts')).benchSatusehat,
   },
   trips: {
     title: 'round trips of one token refresh (counted from the services’ traces)',

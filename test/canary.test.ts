@@ -1,8 +1,10 @@
 // Issue 8 canary: distinctive values (an e-mail address, an OTP, a magic-link token, a session token,
-// a patient's name and NIK, a signed principal, a bearer token) go through every flow: sign-in by
-// code and by link, session calls, patient create/list/search/get/update over tRPC and REST, bad
-// input, refused credentials. Afterwards none of them appears in any log line of any service, in any
-// exported span (name, attributes, status), or in any Redis key name.
+// a patient's name and NIK, a signed principal, a bearer token, a hospital's SATUSEHAT client secret)
+// go through every flow: sign-in by code and by link, session calls, patient create/list/search/get/
+// update over tRPC and REST, bad input, refused credentials, the SATUSEHAT connection saved and tested
+// against the stand-in platform. Afterwards none of them appears in any log line of any service, in
+// any exported span (name, attributes, status), or in any Redis key name; the client secret in no
+// Redis value and no API answer either.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
@@ -15,6 +17,8 @@ import type { Stack } from '../scripts/lib/stack.ts';
 import { otlpEnv, startOtlpReceiver } from './support/otlp.ts';
 import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
+import { startSatusehatPeer } from '@simrs/platform/testing/satusehat-peer';
+import type { SatusehatPeer } from '@simrs/platform/testing/satusehat-peer';
 import * as oidc from 'openid-client';
 import { Browserless, issueRegistrationToken, registerClient, tokensFor } from './support/oauth.ts';
 import { isOtpMail, seedUsers, sessionCookie, signInWithOtp } from './support/users.ts';
@@ -23,6 +27,7 @@ let stack: Stack;
 let redis: RedisServer;
 let smtp: SmtpPeer;
 let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
+let satusehat: SatusehatPeer;
 
 const EMAIL = 'kanari.zq7x@rs-canary.test';
 const LINK_EMAIL = 'tautan.qv9w@rs-canary.test';
@@ -31,6 +36,7 @@ const NAMA_IBU = 'Ibunda Xqvromalinda';
 // A structurally valid NIK for a man born 1991-07-23 (province 32, regency 73, district 19).
 const NIK = '3273192307919876';
 const BEARER = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJrYW5hcmkifQ.Q2FuYXJ5U2lnbmF0dXJlT25seUZvclRlc3Rpbmc';
+const SATUSEHAT_SECRET = 'kanariRahasiaSatusehat7Qx9Wm2LpZ';
 
 /** Every value that must not leak, in the forms it could take (as is, URL-encoded). */
 const canaries = new Map<string, string>();
@@ -48,6 +54,7 @@ for (const [label, value] of [
   ['mother name', 'Xqvromalinda'],
   ['NIK', NIK],
   ['bearer token', BEARER],
+  ['SATUSEHAT client secret', SATUSEHAT_SECRET],
 ] as const)
   canary(label, value);
 
@@ -62,13 +69,13 @@ function leaks(text: string): string[] {
 }
 
 before(async () => {
-  [redis, smtp, otlp] = await Promise.all([startRedisServer(), startSmtpPeer(), startOtlpReceiver()]);
+  [redis, smtp, otlp, satusehat] = await Promise.all([startRedisServer(), startSmtpPeer(), startOtlpReceiver(), startSatusehatPeer()]);
   stack = await startStack({
     postgresUrl: testServerUrl,
     dbPrefix: `t_canary_${Date.now()}_`,
     redisUrl: redis.url,
     smtpUrl: smtp.url,
-    env: { all: { ...otlpEnv(otlp.endpoint), LOG_LEVEL: 'debug' } },
+    env: { all: { ...otlpEnv(otlp.endpoint), LOG_LEVEL: 'debug' }, records: { SATUSEHAT_STAGING_URL: satusehat.url } },
   });
   await seedUsers(stack, [
     { email: EMAIL, tenant: 'rs-canary', role: 'tenant_admin' },
@@ -78,7 +85,7 @@ before(async () => {
 
 after(async () => {
   await stack?.stop();
-  await Promise.all([redis?.stop(), smtp?.stop(), otlp?.stop()]);
+  await Promise.all([redis?.stop(), smtp?.stop(), otlp?.stop(), satusehat?.stop()]);
 });
 
 describe('canary', () => {
@@ -276,6 +283,25 @@ describe('canary', () => {
     await oidc.tokenRevocation(app.config, refreshed.access_token);
     await oidc.tokenRevocation(app.config, refreshed.refresh_token!);
 
+    // The hospital's SATUSEHAT client secret: saved, tested against the platform (which sees it), never answered.
+    satusehat.addTenant({ organizationId: '100077001', clientId: 'kanari-client', clientSecret: SATUSEHAT_SECRET });
+    const mutation = (path: string, input?: unknown) =>
+      fetch(`${gw}/trpc/${path}`, { method: 'POST', headers: withCookie, ...(input === undefined ? {} : { body: JSON.stringify(input) }) });
+    const answers = [
+      await mutation('pengaturan.update', { organizationId: '100077001' }),
+      await mutation('satusehat.connect', { environment: 'staging', clientId: 'kanari-client', clientSecret: SATUSEHAT_SECRET }),
+      await mutation('satusehat.test'),
+      await fetch(`${gw}/trpc/satusehat.connection`, { headers: withCookie }),
+    ].map(async (res) => ({ status: res.status, text: await res.text() }));
+    const answered = await Promise.all(answers);
+    assert.deepEqual(
+      answered.map((a) => a.status),
+      [200, 200, 200, 200],
+      JSON.stringify(answered),
+    );
+    assert.match(answered[2]!.text, /"ok":true/, 'the platform took the secret');
+    for (const a of answered) assert.ok(!a.text.includes(SATUSEHAT_SECRET), 'no answer carries the secret');
+
     // Sign out (revocation published on Redis).
     assert.equal((await fetch(`${gw}/api/auth/sign-out`, { method: 'POST', headers: withCookie, body: '{}' })).status, 200);
 
@@ -300,6 +326,9 @@ describe('canary', () => {
       const keys = await client.keys('*');
       assert.ok(keys.length > 0, 'Redis holds keys');
       for (const key of keys) for (const label of leaks(key)) problems.push(`Redis key: ${label}: ${key}`);
+      for (const key of keys)
+        if ((await client.type(key)) === 'string' && (await client.get(key))?.includes(SATUSEHAT_SECRET))
+          problems.push(`Redis value: SATUSEHAT client secret: ${key}`);
     } finally {
       client.disconnect();
     }

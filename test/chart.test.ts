@@ -178,6 +178,7 @@ const NEEDS: Record<string, string> = {
   MIGRATION_DATABASE_URL: 'postgres',
   REDIS_URL: 'redis',
   SMTP_URL: 'smtp',
+  SATUSEHAT_WORKER: 'satusehat',
   OTEL_EXPORTER_OTLP_ENDPOINT: 'otelCollector',
 };
 

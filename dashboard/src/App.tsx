@@ -29,6 +29,7 @@ const VisitPage = lazy(() => import('./pages/VisitPage.tsx'));
 const ClinicalRecord = lazy(() => import('./pages/ClinicalRecord.tsx'));
 const FrontDesk = lazy(() => import('./pages/FrontDesk.tsx'));
 const AdminClinics = lazy(() => import('./pages/AdminClinics.tsx'));
+const AdminSatusehat = lazy(() => import('./pages/AdminSatusehat.tsx'));
 
 function Home() {
   return <Navigate to={homeFor(useUser().role)} replace />;
@@ -63,6 +64,7 @@ const PAGES: PageRoute[] = [
   { path: 'kunjungan/:id', page: VisitPage, capability: 'clinical.read' },
   { path: 'pendaftaran', page: FrontDesk, capability: 'kunjungan.register' },
   { path: 'admin/poli', page: AdminClinics, capability: 'poli.manage' },
+  { path: 'admin/satusehat', page: AdminSatusehat, capability: 'satusehat.read' },
   { path: 'audit', page: AuditLog, capability: 'audit.read' },
   { path: 'akun', page: Account },
   { path: 'perangkat', page: Device },

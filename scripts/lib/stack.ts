@@ -137,6 +137,7 @@ export function stackEnv(options: StackOptions, wiring: StackWiring): Record<Ser
         DATABASE_URL: recordsAppUrl(databases.records),
         MIGRATION_DATABASE_URL: databases.records,
         PUBLIC_URL: publicUrl,
+        REDIS_URL: options.redisUrl,
       },
     ),
     gateway: env(

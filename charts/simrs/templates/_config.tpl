@@ -29,6 +29,7 @@ HTTP_PORT: {{ $ports.records.http | quote }}
 MIGRATE_ON_START: "false"     # the owner role stays with the migration Job
 INTEGRATION_PREFIX: {{ $v.config.integrationPrefix | quote }}
 PUBLIC_URL: {{ $v.config.publicUrl | quote }}
+SATUSEHAT_WORKER: "true"      # sends finished visits to SATUSEHAT (egress: networkPolicy.satusehat)
 {{- else if eq .name "notifier" }}
 HTTP_PORT: {{ $ports.notifier.http | quote }}
 MIGRATE_ON_START: "false"     # the migration Job does it, once, before the pods roll

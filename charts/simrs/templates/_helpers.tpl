@@ -86,14 +86,14 @@ notifier: {http: 4003, grpc: 50052}
 {{- define "simrs.graph" -}}
 gateway: {calls: {identity: [http, grpc], records: [http]}, uses: [redis]}
 identity: {calls: {notifier: [grpc]}, uses: [postgres, redis]}
-records: {calls: {}, uses: [postgres]}
+records: {calls: {}, uses: [postgres, redis, satusehat]}
 notifier: {calls: {}, uses: [postgres, smtp]}
 {{- end }}
 
 {{- define "simrs.secretEnv" -}}
 gateway: {REDIS_URL: redisUrl, PRINCIPAL_SECRET: principalSecret}
 identity: {DATABASE_URL: identityDatabaseUrl, REDIS_URL: redisUrl, AUTH_SECRET: authSecret, REDIS_KEY_SECRET: redisKeySecret, ADMIN_API_TOKEN: adminApiToken}
-records: {DATABASE_URL: recordsDatabaseUrl, PRINCIPAL_SECRET: principalSecret}
+records: {DATABASE_URL: recordsDatabaseUrl, PRINCIPAL_SECRET: principalSecret, REDIS_URL: redisUrl}
 notifier: {DATABASE_URL: notifierDatabaseUrl, SMTP_URL: smtpUrl}
 identity-migrate: {DATABASE_URL: identityDatabaseUrl}
 records-migrate: {DATABASE_URL: recordsDatabaseUrl, MIGRATION_DATABASE_URL: recordsMigrationDatabaseUrl}

@@ -3,11 +3,13 @@ import type { id } from './id.ts';
 import { oauthEn } from './oauth.ts';
 import { clinicEn } from './clinic.ts';
 import { auditClinicalEn, clinicalActionsEn, clinicalFilterNamesEn } from './audit-clinical.ts';
+import { satusehatEn } from './satusehat.ts';
 
 export const en: typeof id = {
   ...oauthEn,
   ...clinicEn,
   ...auditClinicalEn,
+  ...satusehatEn,
   common: {
     loading: 'Loading…',
     required: 'required',

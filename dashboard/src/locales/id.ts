@@ -2,10 +2,12 @@
 import { oauthId } from './oauth.ts';
 import { clinicId } from './clinic.ts';
 import { auditClinicalId, clinicalActionsId, clinicalFilterNamesId } from './audit-clinical.ts';
+import { satusehatId } from './satusehat.ts';
 export const id = {
   ...oauthId,
   ...clinicId,
   ...auditClinicalId,
+  ...satusehatId,
   common: {
     loading: 'Memuat…',
     required: 'wajib',

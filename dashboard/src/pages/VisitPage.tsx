@@ -12,6 +12,7 @@ import { DiagnosisList, DiagnosisPicker } from '../clinic/DiagnosisPicker.tsx';
 import { PatientBanner } from '../clinic/PatientBanner.tsx';
 import { SoapNote } from '../clinic/SoapNote.tsx';
 import { VitalsChart } from '../clinic/VitalsChart.tsx';
+import { SyncState } from '../clinic/SyncState.tsx';
 import { VitalsForm } from '../clinic/VitalsForm.tsx';
 import { errorMessage } from '../lib/errors.ts';
 import { useFormat } from '../lib/format.ts';
@@ -25,6 +26,7 @@ export default function VisitPage() {
   const { t } = useTranslation();
   const trpc = useTRPC();
   const visit = useQuery(trpc.kunjungan.get.queryOptions({ id }));
+  const canSeeSync = useCan('satusehat.status');
   if (visit.isPending) return <Loading />;
   if (visit.isError) return <Status message={errorMessage(t, visit.error)} error />;
   const v = visit.data;
@@ -39,6 +41,12 @@ export default function VisitPage() {
         <span className={`state state-${v.status}`} id="visit-state" data-status={v.status}>
           {t(`clinic.status.${v.status}`)}
         </span>
+        {canSeeSync && v.status === 'finished' ? (
+          <>
+            {' · '}
+            <SyncState kunjunganId={v.id} />
+          </>
+        ) : null}
       </p>
       <ClinicalGate pasienId={v.pasienId}>
         <PatientBanner pasienId={v.pasienId} />

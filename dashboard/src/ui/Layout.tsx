@@ -21,6 +21,7 @@ export function Layout() {
     useCan('audit.read') && { to: '/audit', label: t('nav.audit') },
     useCan('tenant.admin') && { to: '/admin/pengguna', label: t('nav.users') },
     useCan('poli.manage') && { to: '/admin/poli', label: t('nav.clinics') },
+    useCan('satusehat.read') && { to: '/admin/satusehat', label: t('satusehat.nav') },
     useCan('tenant.admin') && { to: '/admin/integrasi', label: t('nav.integrations') },
     useCan('tenant.admin') && { to: '/admin/perangkat', label: t('nav.deviceRequests') },
     { to: '/akun', label: t('nav.account') },

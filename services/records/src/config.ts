@@ -26,6 +26,21 @@ export const configSchema = z
       .positive()
       .default(256 * 1024),
     LOG_LEVEL: logLevel,
+    /** Shared across replicas: SATUSEHAT's access tokens, cached per hospital. Unset: nothing is sent to SATUSEHAT. */
+    REDIS_URL: urlWith('redis', 'rediss').optional(),
+    SATUSEHAT_STAGING_URL: urlWith('http', 'https').default('https://api-satusehat-stg.dto.kemkes.go.id'),
+    SATUSEHAT_PRODUCTION_URL: urlWith('http', 'https').default('https://api-satusehat.kemkes.go.id'),
+    /** Seals the hospitals' SATUSEHAT client secrets at rest and the tokens in Redis. Unset: derived from PRINCIPAL_SECRET. */
+    SATUSEHAT_SEAL_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    SATUSEHAT_WORKER: flag(true),
+    SATUSEHAT_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
+    SATUSEHAT_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+    SATUSEHAT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+    SATUSEHAT_LEASE_MS: z.coerce.number().int().min(1_000).default(120_000),
+    SATUSEHAT_RETRY_BASE_MS: z.coerce.number().int().min(10).default(1_000),
+    SATUSEHAT_RETRY_MAX_MS: z.coerce.number().int().min(10).default(300_000),
+    /** After a failed token request, the next one waits this long (SATUSEHAT asks for one a minute). */
+    SATUSEHAT_TOKEN_RETRY_MS: z.coerce.number().int().min(100).default(60_000),
   })
   .refine((env) => !env.MIGRATE_ON_START || env.MIGRATION_DATABASE_URL !== undefined, {
     path: ['MIGRATION_DATABASE_URL'],

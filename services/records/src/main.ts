@@ -1,9 +1,11 @@
 import { markDraining } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { observePgPool } from '@simrs/platform/pool-metrics';
+import { createRedis } from '@simrs/platform/redis';
 import { loadRecordsConfig } from './config.ts';
 import { assertAppRole, createAppPool, migrateRecords } from './db/index.ts';
 import { log } from './server/index.ts';
+import { observeOutbox, startSatusehatWorker, useSatusehat } from './satusehat/index.ts';
 import { createRecordsServer } from './server/server.ts';
 
 const config = loadRecordsConfig();
@@ -26,6 +28,12 @@ try {
 }
 
 observePgPool('records', pool);
+observeOutbox(pool);
+// SATUSEHAT sending needs the shared token cache; without REDIS_URL finished visits wait in the outbox.
+const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, 'records') : undefined;
+useSatusehat(config, redis);
+if (!redis) log.warn('REDIS_URL is not set: finished visits wait in the SATUSEHAT outbox until it is');
+const worker = redis && config.SATUSEHAT_WORKER ? startSatusehatWorker({ pool, redis, config, log }) : undefined;
 const server = createRecordsServer(config, { pool, checks: { postgres: () => pool.query('select 1') } });
 server.keepAliveTimeout = 65_000;
 server.listen(config.HTTP_PORT, config.HOST, () =>
@@ -35,4 +43,6 @@ server.listen(config.HTTP_PORT, config.HOST, () =>
 handleSignals(log);
 onShutdown('stop accepting', () => markDraining());
 onShutdown('http', () => new Promise((resolve) => server.close(resolve)));
+onShutdown('satusehat worker', async () => worker?.stop());
 onShutdown('postgres', () => pool.end());
+onShutdown('redis', async () => void (await redis?.quit()));

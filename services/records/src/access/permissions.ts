@@ -39,6 +39,9 @@ export const PERMISSIONS = [
   'catatan.record',
   'catatan.amend',
   'kode.search',
+  'satusehat.manage',
+  'satusehat.read',
+  'satusehat.status',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -74,6 +77,9 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
   'catatan.record': "write the visit's clinical note (SOAP)",
   'catatan.amend': 'correct a clinical note or mark it entered in error, with a reason',
   'kode.search': 'look up diagnosis codes (ICD-10)',
+  'satusehat.manage': "set the hospital's SATUSEHAT connection and practitioners' NIKs, resend a visit",
+  'satusehat.read': "see the hospital's SATUSEHAT connection (never its secret) and the visits not sent",
+  'satusehat.status': "see a visit's SATUSEHAT sync state",
 };
 
 /** The clinical kinds and the permissions of each: reading, recording, correcting. */
@@ -113,6 +119,9 @@ export const GRANTS: Record<Role, readonly Permission[]> = {
     'kunjungan.list',
     'kunjungan.register',
     'kunjungan.cancel',
+    'satusehat.manage',
+    'satusehat.read',
+    'satusehat.status',
   ],
   doctor: [
     'pasien.list',
@@ -126,6 +135,7 @@ export const GRANTS: Record<Role, readonly Permission[]> = {
     'btg.open',
     ...CLINICAL,
     'kode.search',
+    'satusehat.status',
   ],
   nurse: [
     'pasien.list',
@@ -145,6 +155,7 @@ export const GRANTS: Record<Role, readonly Permission[]> = {
     'diagnosis.read',
     'catatan.read',
     'kode.search',
+    'satusehat.status',
   ],
   registration_clerk: [
     'pasien.list',
@@ -156,6 +167,7 @@ export const GRANTS: Record<Role, readonly Permission[]> = {
     'kunjungan.register',
     'kunjungan.arrive',
     'kunjungan.cancel',
+    'satusehat.status',
   ],
   auditor: ['audit.read', 'poli.list', 'btg.list'],
 };
@@ -209,6 +221,13 @@ export const PROCEDURES = {
   'catatan.amend': { kind: 'mutation', permission: 'catatan.amend' },
   'catatan.retract': { kind: 'mutation', permission: 'catatan.amend' },
   'kode.search': { kind: 'query', permission: 'kode.search' },
+  'satusehat.connection': { kind: 'query', permission: 'satusehat.read' },
+  'satusehat.connect': { kind: 'mutation', permission: 'satusehat.manage' },
+  'satusehat.test': { kind: 'mutation', permission: 'satusehat.manage' },
+  'satusehat.practitioner': { kind: 'mutation', permission: 'satusehat.manage' },
+  'satusehat.list': { kind: 'query', permission: 'satusehat.read' },
+  'satusehat.status': { kind: 'query', permission: 'satusehat.status' },
+  'satusehat.resend': { kind: 'mutation', permission: 'satusehat.manage' },
 } as const satisfies Record<string, { kind: ProcedureKind; permission: Permission }>;
 export type ProcedureName = keyof typeof PROCEDURES;
 
@@ -251,6 +270,9 @@ export const ACTION_FOR: Record<Permission, ApiAction> = {
   'catatan.record': 'create',
   'catatan.amend': 'update',
   'kode.search': 'search',
+  'satusehat.manage': 'update',
+  'satusehat.read': 'search',
+  'satusehat.status': 'search',
 };
 
 /** The FHIR resource type each clinical kind is served as (and a SMART scope must name). */

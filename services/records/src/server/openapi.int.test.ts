@@ -78,6 +78,13 @@ describe('integration interface', () => {
         'POST /poli poli-create',
         'POST /poli/{poliId}/assign poli-assign',
         'POST /poli/{poliId}/unassign poli-unassign',
+        'GET /satusehat/connection satusehat-connection',
+        'POST /satusehat/connection satusehat-connect',
+        'POST /satusehat/connection/test satusehat-test',
+        'POST /satusehat/practitioner satusehat-practitioner',
+        'GET /satusehat/outbox satusehat-list',
+        'GET /satusehat/visit/{kunjunganId} satusehat-status',
+        'POST /satusehat/visit/{kunjunganId}/resend satusehat-resend',
       ].sort(),
     );
     assert.ok(doc.components.schemas.ErrorEnvelope);

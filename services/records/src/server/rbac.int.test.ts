@@ -96,6 +96,18 @@ describe('RBAC and scopes', () => {
         return { pasienId: await fresh(), reason: 'emergency consultation in the ward' };
       case 'kode.search':
         return { q: 'j06' };
+      case 'satusehat.connection':
+      case 'satusehat.test':
+        return undefined;
+      case 'satusehat.connect':
+        return { environment: 'staging', clientId: 'client-rbac', clientSecret: 'secret-rbac' };
+      case 'satusehat.practitioner':
+        return { userId: 'dr-rbac', nik: '3173010203800001' };
+      case 'satusehat.list':
+        return { state: 'failed' };
+      case 'satusehat.status':
+      case 'satusehat.resend':
+        return { kunjunganId: (await visit('planned')).id };
       default:
         return clinicalInputFor(name);
     }
@@ -133,6 +145,7 @@ describe('RBAC and scopes', () => {
   /** Allowed: answered; finishing is allowed and then refused for want of a primary diagnosis. */
   const assertAllowed = (name: ProcedureName, reply: Awaited<ReturnType<typeof call>>) => {
     if (name === 'kunjungan.finish') assert.match(assertEnvelope(reply, 409, 'CONFLICT').message, /a primary diagnosis is required/);
+    else if (name === 'satusehat.resend') assert.match(assertEnvelope(reply, 404, 'NOT_FOUND').message, /no finished visit/);
     else dataOf(reply);
   };
   const call = (name: ProcedureName, input: unknown, principal?: string) =>

@@ -10,6 +10,7 @@ import { kodeRouter } from '../kode/index.ts';
 import { klinisRouter, kunjunganRouter } from '../kunjungan/index.ts';
 import { pasienRouter } from '../pasien/index.ts';
 import { pengaturanRouter, poliRouter } from '../poli/index.ts';
+import { satusehatRouter } from '../satusehat/index.ts';
 import { publicProcedure, router } from './trpc.ts';
 
 export const appRouter = router({
@@ -41,6 +42,7 @@ export const appRouter = router({
   alergi: alergiRouter,
   catatan: catatanRouter,
   kode: kodeRouter,
+  satusehat: satusehatRouter,
 });
 
 export type AppRouter = typeof appRouter;

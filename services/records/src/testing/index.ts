@@ -18,6 +18,7 @@ export type { RecordsUnderTest, Reply } from './base.ts';
 export { BP, chart, clinicalCalls, clinicalInput, KINDS, loadCodes, restCaller } from './klinis.ts';
 export type { Chart, Kind } from './klinis.ts';
 export * from './fhir-klinis.ts';
+export * from './satusehat.ts';
 
 export function appUrlFor(ownerUrl: string): string {
   const url = new URL(ownerUrl);
