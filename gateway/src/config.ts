@@ -13,7 +13,9 @@ export const schema = z.object({
   IDENTITY_URL: urlWith('http', 'https').default('http://127.0.0.1:4001'),
   IDENTITY_GRPC: hostPort.default('127.0.0.1:50051'),
   RECORDS_URL: urlWith('http', 'https').default('http://127.0.0.1:4002'),
-  ...redisSettings,
+  REDIS_URL: redisSettings.REDIS_URL,
+  REDIS_SENTINELS: redisSettings.REDIS_SENTINELS,
+  REDIS_MASTER_NAME: redisSettings.REDIS_MASTER_NAME,
   /** Shared with records only: signs the principal forwarded with each call. */
   PRINCIPAL_SECRET: z.string().min(32, 'must be at least 32 characters'),
   INTEGRATION_PREFIX: z

@@ -23,7 +23,9 @@ export const schema = z
     HTTP_PORT: port(4001),
     GRPC_PORT: port(50051),
     DATABASE_URL: urlWith('postgres', 'postgresql'),
-    ...redisSettings,
+    REDIS_URL: redisSettings.REDIS_URL,
+    REDIS_SENTINELS: redisSettings.REDIS_SENTINELS,
+    REDIS_MASTER_NAME: redisSettings.REDIS_MASTER_NAME,
     NOTIFIER_GRPC: hostPort,
     PUBLIC_URL: origin,
     COOKIE_DOMAIN: z
