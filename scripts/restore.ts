@@ -3,7 +3,7 @@
 // the original, which is left untouched. Prints the new cluster's URL and the time the restore took.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { restoreTo } from './lib/pgbackrest.ts';
+import { archiveNow, restoreTo } from './lib/pgbackrest.ts';
 import { localCluster, pitrDir } from './lib/pitr-local.ts';
 
 const { values } = parseArgs({ options: { to: { type: 'string' }, port: { type: 'string', default: '5436' } } });
@@ -12,6 +12,8 @@ if (!values.to || Number.isNaN(Date.parse(values.to))) {
   process.exit(2);
 }
 const cluster = await localCluster();
+// Everything written up to now goes into the repository first, so that any time until now is reachable.
+await archiveNow(cluster.url);
 const into = join(pitrDir, `restored-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 const started = Date.now();
 const url = await restoreTo(cluster.repo, values.to, into, Number(values.port));

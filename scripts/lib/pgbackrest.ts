@@ -7,7 +7,7 @@
 // the `postgres` system user, and the files they touch belong to it.
 import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 
@@ -31,6 +31,8 @@ function owner(): { uid: number; gid: number } | undefined {
 
 /** A directory the server user owns (made if missing). */
 export function ownedDir(dir: string, mode = 0o700): string {
+  // Parents with the default mode: the server user must be able to reach the directory.
+  mkdirSync(dirname(dir), { recursive: true });
   mkdirSync(dir, { recursive: true, mode });
   const user = owner();
   if (user) chownSync(dir, user.uid, user.gid);
@@ -178,17 +180,28 @@ export async function restoreTo(repo: Repository, target: string, into: string, 
     '--archive-mode=off',
     'restore',
   );
-  const url = await startCluster(into, port);
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
   try {
-    const deadline = Date.now() + 120_000;
-    while ((await client.query<{ r: boolean }>('select pg_is_in_recovery() as r')).rows[0]!.r) {
-      if (Date.now() > deadline) throw new Error('the restored cluster did not leave recovery');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    const url = await startCluster(into, port);
+    const client = new pg.Client({ connectionString: url });
+    client.on('error', () => {}); // the server ending recovery with a FATAL is reported below
+    await client.connect();
+    try {
+      const deadline = Date.now() + 120_000;
+      while ((await client.query<{ r: boolean }>('select pg_is_in_recovery() as r')).rows[0]!.r) {
+        if (Date.now() > deadline) throw new Error('the restored cluster did not leave recovery');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await client.end().catch(() => {});
     }
-  } finally {
-    await client.end();
+    return url;
+  } catch (err) {
+    // e.g. "recovery ended before configured recovery target was reached": the WAL up to the target
+    // is not in the repository (not archived yet, or the target is later than the last archived write).
+    const fatal = readFileSync(join(into, 'server.log'), 'utf8')
+      .split('\n')
+      .filter((line) => /FATAL/.test(line))
+      .slice(-1)[0];
+    throw new Error(fatal ? `the restored server stopped: ${fatal}` : (err as Error).message, { cause: err });
   }
-  return url;
 }

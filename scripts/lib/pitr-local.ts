@@ -2,8 +2,8 @@
 // .data/pitr/pg whose WAL pgBackRest archives into the encrypted repository .data/pitr/backup. Run
 // `npm start` with DATABASE_URL pointing at it to have every write of the local stack restorable.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { initArchivedCluster, ownedDir, startCluster, writeRepository } from './pgbackrest.ts';
 import type { Repository } from './pgbackrest.ts';
 import { repoRoot } from './paths.ts';
@@ -31,6 +31,9 @@ function cipherPass(): string {
 /** Creates the cluster and its repository on the first call, starts it when it is not running. */
 export async function localCluster(): Promise<LocalCluster> {
   ownedDir(pitrDir);
+  // The server runs as the `postgres` user when this runs as root: it must be able to pass through .data.
+  const data = dirname(pitrDir);
+  chmodSync(data, statSync(data).mode | 0o711);
   const pgData = join(pitrDir, 'pg');
   const repo = writeRepository(join(pitrDir, 'backup'), { pgData, pgPort: PITR_PORT }, cipherPass());
   if (!existsSync(join(pgData, 'PG_VERSION'))) await initArchivedCluster(pgData, PITR_PORT, repo);
