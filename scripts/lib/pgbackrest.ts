@@ -19,7 +19,8 @@ export const pgBin = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
 const asRoot = process.getuid?.() === 0;
 
-function owner(): { uid: number; gid: number } | undefined {
+/** The `postgres` system user's ids when this runs as root (the server then runs as that user). */
+export function owner(): { uid: number; gid: number } | undefined {
   if (!asRoot) return undefined;
   const line = readFileSync('/etc/passwd', 'utf8')
     .split('\n')
