@@ -53,7 +53,7 @@ log: {level: WARNING}
 bootstrap:
   dcs:
     ttl: ${TTL_SECONDS}
-    loop_wait: 2
+    loop_wait: 1
     retry_timeout: 5
     maximum_lag_on_failover: 1048576
     synchronous_mode: true
@@ -90,7 +90,7 @@ listen primary
   bind 127.0.0.1:${port}
   option httpchk GET /primary
   http-check expect status 200
-  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
+  default-server inter 250ms fall 2 rise 1 on-marked-down shutdown-sessions
 ${nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.pgPort} maxconn 150 check port ${n.restPort}`).join('\n')}
 `;
 }
