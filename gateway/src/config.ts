@@ -1,4 +1,4 @@
-import { csv, hostPort, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
+import { csv, hostPort, loadConfig, logLevel, port, redisSettings, urlWith, z } from '@simrs/platform/config';
 import { defaultAudience, defaultIssuer, defaultMcpResource, JWKS_PATH } from '@simrs/contracts/oauth';
 import { sessionCookieName as cookieName } from '@simrs/contracts/cookie';
 
@@ -13,7 +13,9 @@ export const schema = z.object({
   IDENTITY_URL: urlWith('http', 'https').default('http://127.0.0.1:4001'),
   IDENTITY_GRPC: hostPort.default('127.0.0.1:50051'),
   RECORDS_URL: urlWith('http', 'https').default('http://127.0.0.1:4002'),
-  REDIS_URL: urlWith('redis', 'rediss'),
+  REDIS_URL: redisSettings.REDIS_URL,
+  REDIS_SENTINELS: redisSettings.REDIS_SENTINELS,
+  REDIS_MASTER_NAME: redisSettings.REDIS_MASTER_NAME,
   /** Shared with records only: signs the principal forwarded with each call. */
   PRINCIPAL_SECRET: z.string().min(32, 'must be at least 32 characters'),
   INTEGRATION_PREFIX: z

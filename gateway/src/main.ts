@@ -11,8 +11,8 @@ import { createApp } from './server/app.ts';
 import { answerClientErrors, log } from './server/index.ts';
 import { observeGateway } from './server/observability.ts';
 
-const subscriber = createRedis(config.REDIS_URL, 'gateway-revocations');
-const redis = createRedis(config.REDIS_URL, 'gateway');
+const subscriber = createRedis(config, 'gateway-revocations');
+const redis = createRedis(config, 'gateway');
 const revocations = new Revocations(subscriber, redis);
 const sessions = new SessionAuthenticator({
   identityAddress: config.IDENTITY_GRPC,

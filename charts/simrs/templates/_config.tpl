@@ -16,6 +16,7 @@ INTEGRATION_PREFIX: {{ $v.config.integrationPrefix | quote }}
 CORS_ALLOWED_ORIGINS: {{ join "," $v.config.corsAllowedOrigins | quote }}
 PUBLIC_URL: {{ $v.config.publicUrl | quote }}
 TRUSTED_PROXIES: {{ join "," $v.config.trustedProxies | quote }}
+{{- include "simrs.redisConfig" $v }}
 {{- else if eq .name "identity" }}
 HTTP_PORT: {{ $ports.identity.http | quote }}
 MIGRATE_ON_START: "false"     # the migration Job does it, once, before the pods roll
@@ -24,6 +25,7 @@ NOTIFIER_GRPC: {{ printf "%s-notifier:%v" $host $ports.notifier.grpc | quote }}
 PUBLIC_URL: {{ $v.config.publicUrl | quote }}
 COOKIE_DOMAIN: {{ $v.config.cookieDomain | quote }}
 CORS_ALLOWED_ORIGINS: {{ join "," $v.config.corsAllowedOrigins | quote }}
+{{- include "simrs.redisConfig" $v }}
 {{- else if eq .name "records" }}
 HTTP_PORT: {{ $ports.records.http | quote }}
 MIGRATE_ON_START: "false"     # the owner role stays with the migration Job
@@ -55,4 +57,12 @@ OTEL_EXPORTER_OTLP_PROTOCOL: {{ $v.telemetry.otlp.protocol | quote }}
 {{- $_ := set $data $key (toString $value) }}
 {{- end }}
 {{- toYaml $data }}
+{{- end }}
+
+{{/* Redis through Sentinels when the operator lists them (gateway and identity). */}}
+{{- define "simrs.redisConfig" -}}
+{{- with .config.redisSentinels }}
+REDIS_SENTINELS: {{ join "," . | quote }}
+REDIS_MASTER_NAME: {{ $.config.redisMasterName | quote }}
+{{- end }}
 {{- end }}

@@ -51,6 +51,8 @@ export class Revocations {
   private readonly byUser = new Index();
   private readonly sinks: RevocationSink[] = [];
   private subscribed = false;
+  /** Counts the subscriber's connections: a catch-up belongs to one. */
+  private connection = 0;
   /** Bumped by every revocation and reset: a verdict fetched across a bump must not be cached. */
   generation = 0;
 
@@ -58,21 +60,38 @@ export class Revocations {
     subscriber.on('ready', () => {
       this.generation++;
       for (const sink of this.sinks) sink.reset();
-      void subscriber
-        .subscribe(REVOCATION_CHANNEL)
-        .then(() => loadRevocations(reader))
-        .then((all) => {
-          for (const r of all) this.apply(r);
-          this.subscribed = true;
-        })
-        .catch((err: unknown) => log.warn({ err }, 'could not load revocations'));
+      void this.catchUp(subscriber, reader, ++this.connection);
     });
-    subscriber.on('close', () => (this.subscribed = false));
+    subscriber.on('close', () => {
+      this.subscribed = false;
+      this.connection++;
+    });
     subscriber.on('message', (_channel: string, message: string) => {
       const revocation = decodeRevocation(message);
       if (revocation) this.apply(revocation);
     });
     setInterval(() => this.prune(), 60_000).unref();
+  }
+
+  /**
+   * Subscribes and reads the log, again until it works while this connection lasts: after a Redis
+   * failover the reader may reach the new master later than the subscriber, and until the log is read
+   * no cached verdict is trusted.
+   */
+  private async catchUp(subscriber: Redis, reader: Redis, connection: number): Promise<void> {
+    for (let attempt = 0; connection === this.connection; attempt++) {
+      try {
+        await subscriber.subscribe(REVOCATION_CHANNEL);
+        const all = await loadRevocations(reader);
+        if (connection !== this.connection) return;
+        for (const r of all) this.apply(r);
+        this.subscribed = true;
+        return;
+      } catch (err) {
+        log.warn({ err }, 'could not load revocations; trying again');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(200 * 2 ** attempt, 2_000)));
+      }
+    }
   }
 
   /** Whether cached verdicts can be trusted: false while revocations might be missed. */

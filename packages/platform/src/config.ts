@@ -49,3 +49,14 @@ export const flag = (fallback: boolean) =>
     .enum(['true', 'false', '1', '0'])
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
+
+/**
+ * Redis, for each service that uses it (RedisSettings in redis.ts): one server at REDIS_URL, or the
+ * master that the Sentinels in REDIS_SENTINELS name REDIS_MASTER_NAME (REDIS_URL then gives only the
+ * scheme, password and database).
+ */
+export const redisSettings = {
+  REDIS_URL: urlWith('redis', 'rediss'),
+  REDIS_SENTINELS: csv.pipe(z.array(hostPort)),
+  REDIS_MASTER_NAME: z.string().min(1).default('simrs'),
+};

@@ -1,6 +1,6 @@
 // identity's settings, parsed once at start (docs/settings.md has the table). A bad value stops the process
 // with one line naming the variable; secrets are never echoed.
-import { csv, flag, hostPort, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
+import { csv, flag, hostPort, loadConfig, logLevel, port, redisSettings, urlWith, z } from '@simrs/platform/config';
 import { defaultAudience, defaultMcpResource } from '@simrs/contracts/oauth';
 
 const seconds = (fallback: number, min = 1, max = 7 * 24 * 3600) => z.coerce.number().int().min(min).max(max).default(fallback);
@@ -23,7 +23,9 @@ export const schema = z
     HTTP_PORT: port(4001),
     GRPC_PORT: port(50051),
     DATABASE_URL: urlWith('postgres', 'postgresql'),
-    REDIS_URL: urlWith('redis', 'rediss'),
+    REDIS_URL: redisSettings.REDIS_URL,
+    REDIS_SENTINELS: redisSettings.REDIS_SENTINELS,
+    REDIS_MASTER_NAME: redisSettings.REDIS_MASTER_NAME,
     NOTIFIER_GRPC: hostPort,
     PUBLIC_URL: origin,
     COOKIE_DOMAIN: z

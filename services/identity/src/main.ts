@@ -28,7 +28,7 @@ const directory = createDirectory(pool);
 if (config.MIGRATE_ON_START) await migrateIdentity(config, pool, log);
 if (config.SEED_DEMO_DATA) log.info(await seedDemoData(directory), 'demo data seeded');
 
-const redis = createRedis(config.REDIS_URL, 'identity');
+const redis = createRedis(config, 'identity');
 const keys = deriveKeys(config.AUTH_SECRET, config.REDIS_KEY_SECRET);
 const storage = createIdentityStorage(redis, keys);
 const limits = createLimits(redis, keys.redisKeyName, config);

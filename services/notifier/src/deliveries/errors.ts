@@ -26,6 +26,7 @@ const UNAVAILABLE_CODES = new Set([
   '57P01',
   '57P02',
   '57P03',
+  '25006', // a primary demoted by a failover refuses writes until the address points at the new one
   '3D000',
   '53300',
 ]);

@@ -21,6 +21,9 @@ export function isUnavailable(err: unknown): boolean {
     code.startsWith('08') || // connection exception
     code.startsWith('53') || // insufficient resources (too many connections, out of memory, disk full)
     ['57P01', '57P02', '57P03', '57014', '40001', '40P01', '55P03'].includes(code) || // shutdown, starting, timeout, conflicts
+    // A primary demoted by a failover (a standby now, or read-only while it steps down) refuses writes:
+    // the connection is dropped and the next one, through the primary's address, reaches the new primary.
+    code === '25006' ||
     /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|not queryable|Client was closed/i.test(message)
   );
 }
