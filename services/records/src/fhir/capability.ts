@@ -2,7 +2,7 @@
 // interactions, search parameters and sorts implemented) and SMART App Launch's
 // `.well-known/smart-configuration` (where the authorization server is, what it accepts). Both public.
 import { API_SCOPES, AUTH_BASE_PATH, JWKS_PATH } from '@simrs/contracts/oauth';
-import { LAUNCH_PATIENT_SCOPE, SMART_CAPABILITIES, SMART_SCOPES } from '@simrs/contracts/smart';
+import { BACKEND_ASSERTION_ALGS, LAUNCH_PATIENT_SCOPE, SMART_CAPABILITIES, SMART_SCOPES, SYSTEM_SCOPES } from '@simrs/contracts/smart';
 import { FHIR_TYPE, VITAL_SIGNS_PROFILE } from './clinical-mapping.ts';
 import type { ServedKind } from './clinical-mapping.ts';
 import { CLINICAL_PARAMS, CLINICAL_SORTS } from './clinical-params.ts';
@@ -176,11 +176,22 @@ export function smartConfiguration(base: string): Record<string, unknown> {
     issuer: oauth.issuer,
     jwks_uri: oauth.jwks,
     authorization_endpoint: oauth.authorize,
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     token_endpoint: oauth.token,
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    // private_key_jwt: SMART Backend Services (client credentials with a signed assertion).
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
+    token_endpoint_auth_signing_alg_values_supported: [...BACKEND_ASSERTION_ALGS],
     registration_endpoint: oauth.register,
-    scopes_supported: ['openid', 'profile', 'email', 'offline_access', ...API_SCOPES, ...SMART_SCOPES, LAUNCH_PATIENT_SCOPE],
+    scopes_supported: [
+      'openid',
+      'profile',
+      'email',
+      'offline_access',
+      ...API_SCOPES,
+      ...SMART_SCOPES,
+      LAUNCH_PATIENT_SCOPE,
+      ...SYSTEM_SCOPES,
+    ],
     response_types_supported: ['code'],
     introspection_endpoint: oauth.introspect,
     revocation_endpoint: oauth.revoke,
