@@ -3,6 +3,7 @@ import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { observePgPool } from '@simrs/platform/pool-metrics';
 import { loadRecordsConfig } from './config.ts';
 import { assertAppRole, createAppPool, migrateRecords } from './db/index.ts';
+import { startExportWorker } from './fhir/index.ts';
 import { log } from './server/index.ts';
 import { createRecordsServer } from './server/server.ts';
 
@@ -32,7 +33,15 @@ server.listen(config.HTTP_PORT, config.HOST, () =>
   log.info({ port: config.HTTP_PORT, prefix: config.INTEGRATION_PREFIX }, 'records listening'),
 );
 
+const exportWorker = startExportWorker(pool, {
+  pageSize: config.EXPORT_PAGE_SIZE,
+  ttlSeconds: config.EXPORT_TTL_SECONDS,
+  intervalMs: config.EXPORT_WORKER_INTERVAL_MS,
+  leaseSeconds: config.EXPORT_LEASE_SECONDS,
+});
+
 handleSignals(log);
 onShutdown('stop accepting', () => markDraining());
 onShutdown('http', () => new Promise((resolve) => server.close(resolve)));
+onShutdown('bulk export worker', () => exportWorker.stop());
 onShutdown('postgres', () => pool.end());
