@@ -190,6 +190,31 @@ describe('SMART Backend Services', () => {
     }
   });
 
+  test('the token kicks off a Bulk Data export through the gateway and polls it to its manifest', async () => {
+    const result = await authlib<{ token: { access_token: string } }>('backend-grant', {
+      client_id: rsa.clientId,
+      token_endpoint: tokenEndpoint(),
+      private: rsa.keys.private,
+      alg: rsa.alg,
+      scope: SCOPE,
+    });
+    const auth = { authorization: `Bearer ${result.token.access_token}`, accept: 'application/fhir+json' };
+    const kickOff = await fetch(`${publicUrl()}/api/v1/fhir/$export?_type=Patient`, { headers: { ...auth, prefer: 'respond-async' } });
+    assert.equal(kickOff.status, 202, await kickOff.text());
+    const status = kickOff.headers.get('content-location')!;
+    assert.ok(status.startsWith(`${publicUrl()}/api/v1/fhir/`), status);
+    let manifest: Response | undefined;
+    for (let poll = 0; poll < 60 && manifest?.status !== 200; poll++) {
+      manifest = await fetch(status, { headers: auth });
+      if (manifest.status !== 200) await new Promise((done) => setTimeout(done, Number(manifest!.headers.get('retry-after') ?? 1) * 1000));
+    }
+    assert.equal(manifest!.status, 200);
+    assert.ok(manifest!.headers.get('expires'));
+    const body = (await manifest!.json()) as { requiresAccessToken: boolean; output: unknown[] };
+    assert.equal(body.requiresAccessToken, true);
+    assert.deepEqual(body.output, [], 'a hospital with no patients yet');
+  });
+
   test('one assertion is good once: twice in a row, and at both identity replicas at once', async () => {
     const once = await assertion(rsa);
     assert.equal((await grant(once)).status, 200);

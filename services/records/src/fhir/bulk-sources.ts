@@ -74,8 +74,8 @@ const SOURCES: Record<ExportType, Source> = {
   AllergyIntolerance: clinical('AllergyIntolerance'),
 };
 
-/** The next page of `type` for the export, as NDJSON lines. */
-export async function readPage(q: Querier, type: ExportType, page: PageQuery, ctx: MappingContext): Promise<Page> {
+/** The statement of one keyset page of `type` (rows after `after`, in id order). */
+function pageStatement(type: ExportType, page: PageQuery): { sql: string; values: unknown[] } {
   const source = SOURCES[type];
   const { values, p } = params();
   const id = `${source.alias}.id`;
@@ -87,7 +87,22 @@ export async function readPage(q: Querier, type: ExportType, page: PageQuery, ct
   ];
   const sql = `select ${source.select} from ${source.from} ${where.length ? `where ${where.join(' and ')}` : ''}
     order by ${id} limit ${p(page.limit)}`;
+  return { sql, values };
+}
+
+/**
+ * Every row an export of `type` reads, as one statement without parameters (the pages' query
+ * unpaged): what the benchmark hands to `COPY (...) TO STDOUT` as the database's ceiling.
+ */
+export function allRowsSql(type: ExportType): string {
+  return pageStatement(type, { after: undefined, since: undefined, patientId: undefined, limit: 0 }).sql.replace(/ limit \$1$/, '');
+}
+
+/** The next page of `type` for the export, as NDJSON lines. */
+export async function readPage(q: Querier, type: ExportType, page: PageQuery, ctx: MappingContext): Promise<Page> {
+  const { sql, values } = pageStatement(type, page);
   const rows = await q.query<Row>(sql, values);
+  const source = SOURCES[type];
   return { lines: rows.map((row) => JSON.stringify(source.map(row, ctx))), last: rows.length ? String(rows.at(-1)!.id) : undefined };
 }
 

@@ -20,8 +20,8 @@ const ASYNC = { prefer: 'respond-async', accept: 'application/fhir+json' };
 const SETTINGS = {
   EXPORT_POLL_INTERVAL_SECONDS: '1',
   EXPORT_WORKER_INTERVAL_MS: '100',
-  // Small pages: many of them, so that the kill below lands mid-export.
-  EXPORT_PAGE_SIZE: '3',
+  // Small pages: many of them at any size, so that the kill below lands mid-export.
+  EXPORT_PAGE_SIZE: String(Math.max(3, Math.round(PATIENTS / 8))),
   EXPORT_LEASE_SECONDS: '2',
 };
 
@@ -73,7 +73,8 @@ async function manifestOf(location: string, principal: () => Promise<string>): P
       }
       return answer.status === 200;
     },
-    120_000,
+    // Large sizes (BULK_EXPORT_PATIENTS) take their time.
+    Math.max(120_000, PATIENTS * 200),
     10,
   );
   return { body: answer!.body, headers: answer!.headers };
