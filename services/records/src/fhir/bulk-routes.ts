@@ -1,9 +1,10 @@
-// FHIR Bulk Data export (v2) for backend services: kick-off at the hospital level (`$export`), for all
+// FHIR Bulk Data export (v2) for backend services and the hospital's administrator: kick-off at the hospital level (`$export`), for all
 // patients (`Patient/$export`) or one (`Patient/{id}/$export`); the status URL (202 with X-Progress
 // and Retry-After while it runs, 429 when polled sooner than EXPORT_POLL_INTERVAL_SECONDS, the manifest
 // with Expires when done, DELETE to cancel and remove); one NDJSON file per type, streamed chunk by
 // chunk. The token's system/ scopes decide the types; only the client that started a job sees it.
 import { once } from 'node:events';
+import { SCOPE_READ } from '@simrs/contracts/access';
 import { BACKEND_SERVICE_ROLE, scopeGrant } from '@simrs/contracts/smart';
 import { ExportBusy, exportJobs } from './bulk-jobs.ts';
 import type { ExportJob } from './bulk-jobs.ts';
@@ -19,10 +20,19 @@ const BUSY_RETRY_SECONDS = 60;
 
 const notFound = () => new FhirError(404, 'not-found', 'no such export job (finished ones expire)');
 
-/** Exports are for backend services (SMART Backend Services); the types are those its system/ scopes reach in full. */
+/**
+ * Who may export, and which types: a backend service (SMART Backend Services), the types its system/
+ * scopes reach in full; and the hospital's administrator, everything, with simrs:read: the hospital
+ * taking its own data out (leaving the platform, an audit). Administrators read no clinical content
+ * anywhere else; the export is audited like every access.
+ */
 function reachable(ix: Interaction): Set<ExportType> {
+  if (ix.principal.role === 'tenant_admin') {
+    if (!ix.principal.scopes.includes(SCOPE_READ)) throw new FhirError(403, 'forbidden', 'this credential lacks the simrs:read scope');
+    return new Set(EXPORT_TYPES);
+  }
   if (ix.principal.role !== BACKEND_SERVICE_ROLE)
-    throw new FhirError(403, 'forbidden', 'a bulk export is for backend services (client credentials with system/ scopes)');
+    throw new FhirError(403, 'forbidden', "a bulk export is for backend services and the hospital's administrator");
   return new Set(
     EXPORT_TYPES.filter((t) => {
       const grant = scopeGrant(ix.principal.scopes, 'search', t);

@@ -99,6 +99,13 @@ export function oauthEndpoints(origin: string) {
 
 const STARTED = new Date().toISOString();
 
+const BULK_EXPORT = {
+  name: 'export',
+  definition: 'http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export',
+  documentation:
+    "Bulk Data export (v2) of the hospital: Prefer: respond-async, _type, _since, _outputFormat (NDJSON); for backend services with system/ scopes, and the hospital's administrator.",
+};
+
 export function capabilityStatement(base: string): Record<string, unknown> {
   const oauth = oauthEndpoints(new URL(base).origin);
   return {
@@ -111,6 +118,7 @@ export function capabilityStatement(base: string): Record<string, unknown> {
     implementation: { description: "SIMRS FHIR R4 server: the patients of the caller's hospital", url: base },
     fhirVersion: '4.0.1',
     format: ['application/fhir+json', 'json'],
+    instantiates: ['http://hl7.org/fhir/uv/bulkdata/CapabilityStatement/bulk-data'],
     rest: [
       {
         mode: 'server',
@@ -155,6 +163,11 @@ export function capabilityStatement(base: string): Record<string, unknown> {
             })),
             operation: [
               {
+                name: 'export',
+                definition: 'http://hl7.org/fhir/uv/bulkdata/OperationDefinition/patient-export',
+                documentation: 'Bulk Data export of every patient, or of one (Patient/{id}/$export), for backend services.',
+              },
+              {
                 name: 'everything',
                 definition: 'http://hl7.org/fhir/OperationDefinition/Patient-everything',
                 documentation: `The patient, the visits, and the vital signs, diagnoses and allergies the caller may reach (need-to-know), at most ${INCLUDED_MAX} of each type (a warning names the search that pages through the rest).`,
@@ -164,6 +177,7 @@ export function capabilityStatement(base: string): Record<string, unknown> {
           ENCOUNTER_RESOURCE,
           ...(Object.keys(FHIR_TYPE) as ServedKind[]).map(clinicalResource),
         ],
+        operation: [BULK_EXPORT],
       },
     ],
   };

@@ -206,6 +206,18 @@ describe('Bulk Data export: a whole hospital', () => {
     assert.equal((await fhirCall(r, 'DELETE', location, { principal: await warehouse() })).status, 202);
   });
 
+  test("the hospital's administrator exports everything; a second administrator does not see that job", async () => {
+    const admin = () => r.principal(TENANT, 'tenant_admin');
+    const started = await kickOff('/$export?_type=AllergyIntolerance', await admin());
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const location = started.headers.get('content-location')!;
+    const other = await r.principal(TENANT, 'tenant_admin', { userId: 'admin-lain' });
+    assert.equal((await fhirCall(r, 'GET', location, { principal: other })).status, 404);
+    const files = await download((await manifestOf(location, admin)).body, await admin());
+    assert.equal(files.AllergyIntolerance!.length, (await idsInDb(TENANT)).AllergyIntolerance!.size);
+    assert.equal((await fhirCall(r, 'DELETE', location, { principal: await admin() })).status, 202);
+  });
+
   test('_since: only what changed after it; Patient/{id}/$export: that patient only', async () => {
     const admin = await r.principal(TENANT, 'tenant_admin');
     const since = new Date().toISOString();
