@@ -2,10 +2,12 @@
 import type { id } from './id.ts';
 import { oauthEn } from './oauth.ts';
 import { clinicEn } from './clinic.ts';
+import { exportEn } from './export.ts';
 
 export const en: typeof id = {
   ...oauthEn,
   ...clinicEn,
+  ...exportEn,
   common: {
     loading: 'Loading…',
     required: 'required',

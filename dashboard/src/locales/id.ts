@@ -1,9 +1,11 @@
 // Bahasa Indonesia: the default language. en.ts has the same keys (its type is this object's).
 import { oauthId } from './oauth.ts';
 import { clinicId } from './clinic.ts';
+import { exportId } from './export.ts';
 export const id = {
   ...oauthId,
   ...clinicId,
+  ...exportId,
   common: {
     loading: 'Memuat…',
     required: 'wajib',
