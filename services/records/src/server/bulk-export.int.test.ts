@@ -206,6 +206,21 @@ describe('Bulk Data export: a whole hospital', () => {
     assert.equal((await fhirCall(r, 'DELETE', location, { principal: await warehouse() })).status, 202);
   });
 
+  test('a finished export expires: its status and files answer 404, and its files are removed', async () => {
+    const started = await kickOff('/$export?_type=Condition', await warehouse());
+    const status = started.headers.get('content-location')!;
+    const file = (await manifestOf(status, () => warehouse())).body.output as { url: string }[];
+    const job = status.split('/').at(-1)!;
+    await r.owner.query(`update records.export_job set expires_at = now() - interval '1 second' where id = $1`, [job]);
+    assert.equal((await fhirCall(r, 'GET', status, { principal: await warehouse() })).status, 404);
+    const url = file[0]!.url.replace(/^https?:\/\/[^/]+/, base);
+    assert.equal((await fetch(url, { headers: { 'x-simrs-principal': await warehouse() } })).status, 404);
+    await waitFor('the expired files to be removed', async () => {
+      const { rows } = await r.owner.query<{ n: number }>('select count(*)::int as n from records.export_chunk where job_id = $1', [job]);
+      return rows[0]!.n === 0;
+    });
+  });
+
   test("the hospital's administrator exports everything; a second administrator does not see that job", async () => {
     const admin = () => r.principal(TENANT, 'tenant_admin');
     const started = await kickOff('/$export?_type=AllergyIntolerance', await admin());
