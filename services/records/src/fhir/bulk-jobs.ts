@@ -1,4 +1,4 @@
-// Export jobs as the API sees them (records.export_job, migration 007): kick-off, status, the files'
+// Export jobs as the API sees them (records.export_job, migration 008_bulk_export.sql): kick-off, status, the files'
 // chunks, cancellation. Every statement runs under the caller's tenant (row-level security), and a job
 // is found only by the client that started it: another client of the same hospital, or any caller of
 // another hospital, gets the 404 an unknown job gets. Kick-off and each download append their audit row
