@@ -285,7 +285,9 @@ describe('Bulk Data export: records killed mid-export', () => {
       ...SETTINGS,
     });
     base = `http://127.0.0.1:${port}`;
-    await waitForReady(`${base}/readyz`, 30_000);
+    await waitForReady(`${base}/readyz`, 60_000).catch((err: Error) => {
+      throw new Error(`records did not start again: ${err.message}\n${second!.lines.join('\n')}`, { cause: err });
+    });
     const location = `${base}${r.prefix}/fhir/$export-status/${job}`;
     const files = await download((await manifestOf(location, () => warehouse())).body, await warehouse());
     const mine = await idsInDb(TENANT);
