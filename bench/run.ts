@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, printed as tables. Speed and memory targets live here, never in
-// timed tests. BENCH_ONLY=records|gateway|refresh|klinis|dashboard|visit|mcp|trips|satusehat runs one part.
+// timed tests. BENCH_ONLY=records|gateway|refresh|klinis|export|dashboard|visit|mcp|trips|satusehat runs one part.
 import { printTable } from './load.ts';
 import { conditions } from './wrk.ts';
 
@@ -22,6 +22,10 @@ const parts: Record<string, { title: string; load: () => Promise<Bench> }> = {
     title:
       "clinical records: a patient's timeline, a clinic's worklist and vital-sign writes against the database's ceiling (straight to records)",
     load: async () => (await import('./klinis.ts')).benchKlinis,
+  },
+  export: {
+    title: "Bulk Data export: a whole hospital's $export against COPY of the same rows (the database's ceiling), records' peak RSS",
+    load: async () => (await import('./export.ts')).benchExport,
   },
   dashboard: {
     title: 'dashboard: first load (gzipped) and patient search through the gateway with a session cookie',

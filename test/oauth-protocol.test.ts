@@ -82,14 +82,16 @@ describe('5. discovery tells the truth', () => {
     for (const path of ['/api/auth/.well-known/openid-configuration', '/.well-known/openid-configuration/api/auth']) {
       const doc = await json(await fetch(gateway(path)));
       assert.equal(doc.issuer, issuer, path);
-      assert.deepEqual(doc.token_endpoint_auth_methods_supported, ['none', 'client_secret_basic', 'client_secret_post'], path);
+      assert.deepEqual(
+        doc.token_endpoint_auth_methods_supported,
+        ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+        path,
+      );
+      assert.deepEqual(doc.token_endpoint_auth_signing_alg_values_supported, ['RS384', 'ES384'], path);
+      assert.ok((doc.grant_types_supported as string[]).includes('client_credentials'), path);
       assert.deepEqual(doc.revocation_endpoint_auth_methods_supported, ['none', 'client_secret_basic', 'client_secret_post'], path);
       assert.deepEqual(doc.introspection_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post'], path);
-      for (const absent of [
-        'backchannel_logout_supported',
-        'token_endpoint_auth_signing_alg_values_supported',
-        'revocation_endpoint_auth_signing_alg_values_supported',
-      ])
+      for (const absent of ['backchannel_logout_supported', 'revocation_endpoint_auth_signing_alg_values_supported'])
         assert.equal(doc[absent], undefined, `${absent} at ${path}`);
       assert.equal(doc.claims_parameter_supported, false);
       assert.deepEqual(doc.prompt_values_supported, ['none', 'login', 'consent']);
@@ -107,7 +109,7 @@ describe('5. discovery tells the truth', () => {
     assert.equal(await status(await fetch(gateway('/.well-known/oauth-protected-resource'))), 404);
   });
 
-  test('registration refuses what is not advertised: private_key_jwt, back-channel logout', async () => {
+  test('registration refuses what is not advertised: back-channel logout, private_key_jwt outside a backend service', async () => {
     for (const extra of [
       { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] } },
       { backchannel_logout_uri: 'https://rp.example/logout' },

@@ -148,7 +148,7 @@ describe('discovery', () => {
     assert.deepEqual(oidc.response_types_supported, ['code']);
     assert.deepEqual(
       new Set(oidc.grant_types_supported as string[]),
-      new Set(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']),
+      new Set(['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']),
     );
     assert.ok((oidc.scopes_supported as string[]).includes('simrs:read') && (oidc.scopes_supported as string[]).includes('simrs:write'));
 

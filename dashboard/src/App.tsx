@@ -23,6 +23,7 @@ const Consent = lazy(() => import('./pages/Consent.tsx'));
 const AdminUsers = lazy(() => import('./pages/AdminUsers.tsx'));
 const AdminIntegrations = lazy(() => import('./pages/AdminIntegrations.tsx'));
 const AdminDevices = lazy(() => import('./pages/AdminDevices.tsx'));
+const AdminExport = lazy(() => import('./pages/AdminExport.tsx'));
 // The clinic's day: clinical pages load on demand, so the first load stays within its budget.
 const Worklist = lazy(() => import('./pages/Worklist.tsx'));
 const VisitPage = lazy(() => import('./pages/VisitPage.tsx'));
@@ -71,6 +72,7 @@ const PAGES: PageRoute[] = [
   { path: 'admin/pengguna', page: AdminUsers, capability: 'tenant.admin' },
   { path: 'admin/integrasi', page: AdminIntegrations, capability: 'tenant.admin' },
   { path: 'admin/perangkat', page: AdminDevices, capability: 'tenant.admin' },
+  { path: 'admin/ekspor', page: AdminExport, capability: 'tenant.admin' },
 ];
 
 function pageElement({ page: Page, capability, eager }: PageRoute) {

@@ -26,6 +26,7 @@ from authlib.jose import JsonWebKey, JsonWebToken
 from authlib.jose.errors import JoseError
 from authlib.oauth2 import OAuth2Error
 from authlib.oauth2.client import OAuth2Client
+from authlib.oauth2.rfc7523 import PrivateKeyJWT, client_secret_jwt_sign, private_key_jwt_sign
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata, get_well_known_url
 from authlib.oidc.core import CodeIDToken
 from authlib.oidc.discovery import OpenIDProviderMetadata
@@ -285,7 +286,44 @@ def introspect(given):
     return {'status': res.status_code, 'body': res.json()}
 
 
+# SMART Backend Services: the client's key pair, and assertions signed by Authlib's RFC 7523 code.
+BACKEND_KEYS = {'RS384': ('RSA', 2048), 'ES384': ('EC', 'P-384')}
+
+
+def backend_keys(given):
+    kty, size = BACKEND_KEYS[given['alg']]
+    key = JsonWebKey.generate_key(kty, size, options={'kid': generate_token(12)}, is_private=True)
+    public = {**key.as_dict(is_private=False), 'alg': given['alg'], 'use': 'sig'}
+    return {'private': {**key.as_dict(is_private=True), 'alg': given['alg']}, 'jwks': {'keys': [public]}}
+
+
+def backend_grant(given):
+    """client_credentials with private_key_jwt, the assertion signed and sent by Authlib's PrivateKeyJWT."""
+    client = OAuth2Client(SESSION, client_id=given['client_id'], client_secret=given['private'], token_endpoint_auth_method='private_key_jwt')
+    # Authlib's assertions live an hour by default; SMART Backend Services allows five minutes.
+    client.register_client_auth_method(PrivateKeyJWT(given['token_endpoint'], alg=given['alg'], claims={'exp': int(time.time()) + 120}))
+    try:
+        return {'token': dict(client.fetch_token(given['token_endpoint'], grant_type='client_credentials', scope=given['scope']))}
+    except OAuth2Error as err:
+        return {'error': err.error, 'description': err.description}
+
+
+def backend_assertion(given):
+    """One assertion as the test asks (claims and header changed, another algorithm), for sending as it is."""
+    claims = {'exp': int(time.time()) + 120, **given.get('claims', {})}
+    args = (given['client_id'], given['token_endpoint'])
+    if given['alg'] == 'HS256':
+        return client_secret_jwt_sign(given['secret'], *args, claims=claims).decode()
+    if given['alg'] == 'none':
+        payload = {'iss': args[0], 'sub': args[0], 'aud': args[1], 'jti': generate_token(36), 'iat': int(time.time()), **claims}
+        return JsonWebToken(['none']).encode({'alg': 'none'}, payload, None).decode()
+    return private_key_jwt_sign(given['private'], *args, alg=given['alg'], claims=claims, header=given.get('header')).decode()
+
+
 COMMANDS = {
+    'backend-keys': backend_keys,
+    'backend-grant': backend_grant,
+    'backend-assertion': backend_assertion,
     'discover': discover,
     'register': register,
     'authorize': authorize,

@@ -4,12 +4,14 @@ import { oauthEn } from './oauth.ts';
 import { clinicEn } from './clinic.ts';
 import { auditClinicalEn, clinicalActionsEn, clinicalFilterNamesEn } from './audit-clinical.ts';
 import { satusehatEn } from './satusehat.ts';
+import { exportEn } from './export.ts';
 
 export const en: typeof id = {
   ...oauthEn,
   ...clinicEn,
   ...auditClinicalEn,
   ...satusehatEn,
+  ...exportEn,
   common: {
     loading: 'Loading…',
     required: 'required',

@@ -3,11 +3,13 @@ import { oauthId } from './oauth.ts';
 import { clinicId } from './clinic.ts';
 import { auditClinicalId, clinicalActionsId, clinicalFilterNamesId } from './audit-clinical.ts';
 import { satusehatId } from './satusehat.ts';
+import { exportId } from './export.ts';
 export const id = {
   ...oauthId,
   ...clinicId,
   ...auditClinicalId,
   ...satusehatId,
+  ...exportId,
   common: {
     loading: 'Memuat…',
     required: 'wajib',

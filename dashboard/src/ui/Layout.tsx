@@ -24,6 +24,7 @@ export function Layout() {
     useCan('satusehat.read') && { to: '/admin/satusehat', label: t('satusehat.nav') },
     useCan('tenant.admin') && { to: '/admin/integrasi', label: t('nav.integrations') },
     useCan('tenant.admin') && { to: '/admin/perangkat', label: t('nav.deviceRequests') },
+    useCan('tenant.admin') && { to: '/admin/ekspor', label: t('dataExport.nav') },
     { to: '/akun', label: t('nav.account') },
   ].filter((l): l is { to: string; label: string } => Boolean(l));
 

@@ -15,7 +15,7 @@ export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist', i
 
 /** The dashboard's client routes (dashboard/src/App.tsx). */
 export const CLIENT_ROUTES =
-  /^\/(?:|masuk|izin|pilih-pasien|akun|perangkat|audit|antrean|pendaftaran|kunjungan\/[\w-]+|pasien(?:\/[\w-]+(?:\/ubah|\/klinis)?|\/baru)?|admin(?:\/(?:pengguna|integrasi|perangkat|poli|satusehat))?)\/?$/;
+  /^\/(?:|masuk|izin|pilih-pasien|akun|perangkat|audit|antrean|pendaftaran|kunjungan\/[\w-]+|pasien(?:\/[\w-]+(?:\/ubah|\/klinis)?|\/baru)?|admin(?:\/(?:pengguna|integrasi|perangkat|poli|satusehat|ekspor))?)\/?$/;
 
 /** identity's former pages and where each lives now (the query goes along: user_code, the OAuth request). */
 export const FORMER_PAGES: ReadonlyMap<string, string> = new Map([

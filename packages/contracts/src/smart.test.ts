@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isApiScope, parseSmartScope, scopeGrant, scopeReach, seedScopesOf, SMART_RESOURCES, SMART_SCOPES } from './smart.ts';
+import {
+  isApiScope,
+  isSystemScope,
+  parseSmartScope,
+  scopeGrant,
+  scopeReach,
+  seedScopesOf,
+  SMART_RESOURCES,
+  SMART_SCOPES,
+  SYSTEM_SCOPES,
+} from './smart.ts';
 
 const VITALS = 'http://terminology.hl7.org/CodeSystem/observation-category|vital-signs';
 const DIAGNOSES = 'http://terminology.hl7.org/CodeSystem/condition-category|encounter-diagnosis';
@@ -15,7 +25,8 @@ test('SMART v2 scopes parse into actions; v1 forms map onto v2; anything else is
     'user/Patient.',
     'user/Patient.sr',
     'user/Patient.rr',
-    'system/Patient.rs',
+    'system/Patient.cruds',
+    'system/Patient.write',
     'user/Observation.rx',
     'user/MedicationRequest.rs',
     'user/encounter.rs',
@@ -169,4 +180,14 @@ test('reach counts unfiltered scopes only: a caller that does not filter by cate
   assert.equal(scopeReach([vitals], 'read', 'Observation'), undefined);
   assert.equal(scopeReach([vitals, 'patient/Observation.rs'], 'read', 'Observation'), 'patient');
   assert.equal(scopeReach([vitals, 'simrs:read'], 'search', 'Observation'), 'all');
+});
+
+test('system/ scopes (backend services) read and search every patient of the hospital, and nothing else', () => {
+  assert.deepEqual(parseSmartScope('system/Observation.rs'), { context: 'system', resource: 'Observation', actions: ['read', 'search'] });
+  assert.deepEqual(scopeGrant(['system/Observation.rs'], 'search', 'Observation'), { reach: 'all' });
+  assert.equal(scopeGrant(['system/Observation.rs'], 'search', 'Condition'), undefined);
+  assert.equal(scopeGrant(['system/*.rs'], 'create', 'Patient'), undefined);
+  assert.ok(SYSTEM_SCOPES.includes('system/*.read') && SYSTEM_SCOPES.every(isSystemScope));
+  assert.ok(!SYSTEM_SCOPES.some((s) => SMART_SCOPES.includes(s)), 'user-facing clients are never offered system scopes');
+  assert.equal(isSystemScope('user/Patient.rs'), false);
 });

@@ -4,14 +4,16 @@
 // the principal it forwards, records enforces them (tRPC, REST and FHIR alike). The role still decides
 // what the person may do at all (records' permission matrix); a scope only narrows what the token may.
 //
-// Grammar (SMART v2): `<context>/<resource>.<permissions>[?category=<token>]`, context `patient` or
-// `user`, resource one of SMART_RESOURCES or `*`, permissions a non-empty subsequence of `cruds` in that
+// Grammar (SMART v2): `<context>/<resource>.<permissions>[?category=<token>]`, context `patient`,
+// `user` or `system`, resource one of SMART_RESOURCES or `*`, permissions a non-empty subsequence of `cruds` in that
 // order. The v1 forms `.read` (= `.rs`), `.write` (= `.cud`) and `.*` (= `.cruds`) are accepted as the
 // v2 specification allows. A query (v2 "finer-grained resource constraints using search parameters")
 // is honoured in one form only: a single `category` on Observation or Condition, for reading and
-// searching, naming a category SIMRS records (SMART_CATEGORIES). Any other query, and `system/` scopes
-// (backend services), grant nothing here: a constraint the API cannot enforce must not widen into
-// the unconstrained scope.
+// searching, naming a category SIMRS records (SMART_CATEGORIES). Any other query grants nothing here:
+// a constraint the API cannot enforce must not widen into the unconstrained scope. `system/` scopes
+// (SMART Backend Services: a system acting for itself, with no user) read and search only, reach
+// every patient of the client's hospital, and carry no category query; identity gives them only to
+// clients that authenticate with a signed JWT and use the client-credentials grant.
 import { SCOPE_READ, SCOPE_WRITE } from './access.ts';
 
 /** What can be done with patient records; `audit.read` is the audit trail (no SMART scope reaches it). */
@@ -22,7 +24,7 @@ export type ApiAction = PatientAction | 'audit.read';
 const LETTERS: Record<string, PatientAction> = { c: 'create', r: 'read', u: 'update', d: 'delete', s: 'search' };
 const V1: Record<string, string> = { read: 'rs', write: 'cud', '*': 'cruds' };
 
-export type SmartContext = 'patient' | 'user';
+export type SmartContext = 'patient' | 'user' | 'system';
 
 /**
  * The FHIR resource types a scope can name: patients, their visits (Encounter), vital signs
@@ -43,6 +45,8 @@ export type CategorizedResource = keyof typeof SMART_CATEGORIES;
 
 /** The permission sets a category-filtered scope may carry: reading and searching only. */
 const CATEGORY_PERMISSIONS = ['rs', 'r', 's', 'read'] as const;
+/** What a `system/` scope may carry: reading and searching only (a backend service writes nothing). */
+const SYSTEM_PERMISSIONS: readonly string[] = CATEGORY_PERMISSIONS;
 
 export interface SmartScope {
   context: SmartContext;
@@ -52,7 +56,7 @@ export interface SmartScope {
   category?: string;
 }
 
-const SMART = new RegExp(`^(patient|user)/(${SMART_RESOURCES.join('|')}|\\*)\\.(c?r?u?d?s?|read|write|\\*)(?:\\?(.*))?$`);
+const SMART = new RegExp(`^(patient|user|system)/(${SMART_RESOURCES.join('|')}|\\*)\\.(c?r?u?d?s?|read|write|\\*)(?:\\?(.*))?$`);
 
 const isCategorized = (resource: string): resource is CategorizedResource => Object.hasOwn(SMART_CATEGORIES, resource);
 
@@ -71,6 +75,7 @@ export function parseSmartScope(scope: string): SmartScope | undefined {
   const m = SMART.exec(scope);
   if (!m || m[3] === '') return undefined;
   const [, context, resource, permissions, query] = m as unknown as [string, SmartContext, SmartResource | '*', string, string?];
+  if (context === 'system' && (query !== undefined || !SYSTEM_PERMISSIONS.includes(permissions))) return undefined;
   const category = query === undefined ? undefined : categoryOf(resource, permissions, query);
   if (query !== undefined && !category) return undefined;
   const letters = V1[permissions] ?? permissions;
@@ -122,7 +127,7 @@ export function scopeGrant(scopes: readonly string[], action: ApiAction, resourc
   for (const scope of scopes) {
     const parsed = parseSmartScope(scope);
     if (!parsed || !parsed.actions.includes(action) || (parsed.resource !== '*' && parsed.resource !== resource)) continue;
-    const reach = parsed.context === 'user' ? 'all' : 'patient';
+    const reach = parsed.context === 'patient' ? 'patient' : 'all';
     const code = parsed.category?.slice(parsed.category.indexOf('|') + 1);
     if (grant?.reach === reach) grant = widen(grant, code);
     else if (!grant || reach === 'all') grant = code ? { reach, categories: [code] } : { reach };
@@ -181,6 +186,22 @@ export const SMART_SCOPES: readonly string[] = (() => {
   return out;
 })();
 
+/** Every `system/` scope (SMART Backend Services) the authorization server accepts, in canonical form. */
+export const SYSTEM_SCOPES: readonly string[] = [...SMART_RESOURCES, '*'].flatMap((r) => SYSTEM_PERMISSIONS.map((p) => `system/${r}.${p}`));
+
+export function isSystemScope(scope: string): boolean {
+  return parseSmartScope(scope)?.context === 'system';
+}
+
+/**
+ * The role claim of a token issued to a backend service for itself (client credentials): no person
+ * stands behind it, so it is none of the staff roles; records decides what it may read.
+ */
+export const BACKEND_SERVICE_ROLE = 'backend_service';
+
+/** The client assertion algorithms backend services may sign with (SMART Backend Services requires RS384 and ES384). */
+export const BACKEND_ASSERTION_ALGS = ['RS384', 'ES384'] as const;
+
 /**
  * `launch/patient` (SMART standalone launch): the user picks one patient on the consent page; every
  * access token of that grant names it (PATIENT_CLAIM in ./oauth.ts) and the token response carries it
@@ -190,8 +211,9 @@ export const LAUNCH_PATIENT_SCOPE = 'launch/patient';
 
 /**
  * The capabilities `/.well-known/smart-configuration` announces (SMART App Launch v2). Not `launch-ehr`
- * nor `context-ehr-*` (no EHR launches apps here), `context-standalone-encounter` (the launch context
- * is a patient, never a visit) or `client-confidential-asymmetric` (private_key_jwt is not offered).
+ * nor `context-ehr-*` (no EHR launches apps here) or `context-standalone-encounter` (the launch context
+ * is a patient, never a visit). `client-confidential-asymmetric` is SMART Backend Services' signed
+ * client assertion (private_key_jwt), offered to client-credentials clients.
  */
 export const SMART_CAPABILITIES = [
   'launch-standalone',
@@ -199,6 +221,7 @@ export const SMART_CAPABILITIES = [
   'permission-patient',
   'client-public',
   'client-confidential-symmetric',
+  'client-confidential-asymmetric',
   'sso-openid-connect',
   'permission-v1',
   'permission-v2',

@@ -25,6 +25,21 @@ export const configSchema = z
       .int()
       .positive()
       .default(256 * 1024),
+    /** Bulk Data export: resources per page (one chunk of output, one transaction). */
+    EXPORT_PAGE_SIZE: z.coerce.number().int().min(1).max(10_000).default(1_000),
+    /** Bulk Data export: the least time between two status polls of a job (closer polls answer 429). */
+    EXPORT_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(600).default(2),
+    /** Bulk Data export: how long a finished job's files stay downloadable. */
+    EXPORT_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 24 * 3600)
+      .default(24 * 3600),
+    /** Bulk Data export: how often a replica looks for a job to work on, or whose lease lapsed. */
+    EXPORT_WORKER_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
+    /** Bulk Data export: a replica's hold on a job, renewed every page; a replica that died loses it after this. */
+    EXPORT_LEASE_SECONDS: z.coerce.number().int().min(2).max(600).default(30),
     LOG_LEVEL: logLevel,
     /** Shared across replicas: SATUSEHAT's access tokens, cached per hospital. Unset: nothing is sent to SATUSEHAT. */
     REDIS_URL: urlWith('redis', 'rediss').optional(),

@@ -4,6 +4,7 @@ import { observePgPool } from '@simrs/platform/pool-metrics';
 import { createRedis } from '@simrs/platform/redis';
 import { loadRecordsConfig } from './config.ts';
 import { assertAppRole, createAppPool, migrateRecords } from './db/index.ts';
+import { startExportWorker } from './fhir/index.ts';
 import { log } from './server/index.ts';
 import { observeOutbox, startSatusehatWorker, useSatusehat } from './satusehat/index.ts';
 import { createRecordsServer } from './server/server.ts';
@@ -40,9 +41,17 @@ server.listen(config.HTTP_PORT, config.HOST, () =>
   log.info({ port: config.HTTP_PORT, prefix: config.INTEGRATION_PREFIX }, 'records listening'),
 );
 
+const exportWorker = startExportWorker(pool, {
+  pageSize: config.EXPORT_PAGE_SIZE,
+  ttlSeconds: config.EXPORT_TTL_SECONDS,
+  intervalMs: config.EXPORT_WORKER_INTERVAL_MS,
+  leaseSeconds: config.EXPORT_LEASE_SECONDS,
+});
+
 handleSignals(log);
 onShutdown('stop accepting', () => markDraining());
 onShutdown('http', () => new Promise((resolve) => server.close(resolve)));
 onShutdown('satusehat worker', async () => worker?.stop());
+onShutdown('bulk export worker', () => exportWorker.stop());
 onShutdown('postgres', () => pool.end());
 onShutdown('redis', async () => void (await redis?.quit()));

@@ -3,11 +3,14 @@
 // corrected here on the way out:
 // - `none` is a token endpoint (and revocation endpoint) auth method: public clients are registered
 //   with an initial access token; introspection is for confidential clients only;
-// - private_key_jwt, back-channel logout and the claims parameter are not offered (registration refuses
-//   their metadata), so they are not advertised; DPoP (RFC 9449) is, and the gateway checks the proofs;
+// - private_key_jwt is offered at the token endpoint only, to backend services (client credentials,
+//   oauth/backend-services.ts), with the algorithms SMART Backend Services requires;
+// - back-channel logout and the claims parameter are not offered (registration refuses their
+//   metadata), so they are not advertised; DPoP (RFC 9449) is, and the gateway checks the proofs;
 // - prompt values: those the sign-in and consent pages honour (tested);
 // - ID token algorithms: the keys identity holds (oauth/id-tokens.ts);
 // - pushed authorization requests (oauth/par.ts).
+import { BACKEND_ASSERTION_ALGS } from '@simrs/contracts/smart';
 import { ID_TOKEN_ALGS } from './id-tokens.ts';
 import { PAR_PATH } from './par.ts';
 
@@ -27,7 +30,8 @@ export const PROMPT_VALUES = ['none', 'login', 'consent'];
 export function correctDiscovery(document: Record<string, unknown>): Record<string, unknown> {
   const corrected: Record<string, unknown> = { ...document };
   for (const key of NOT_OFFERED) delete corrected[key];
-  corrected.token_endpoint_auth_methods_supported = ['none', ...SECRET_METHODS];
+  corrected.token_endpoint_auth_methods_supported = ['none', ...SECRET_METHODS, 'private_key_jwt'];
+  corrected.token_endpoint_auth_signing_alg_values_supported = [...BACKEND_ASSERTION_ALGS];
   corrected.revocation_endpoint_auth_methods_supported = ['none', ...SECRET_METHODS];
   corrected.introspection_endpoint_auth_methods_supported = [...SECRET_METHODS];
   if ('claims_parameter_supported' in corrected) corrected.claims_parameter_supported = false;

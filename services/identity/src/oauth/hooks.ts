@@ -25,6 +25,7 @@ import { idTokenAlgMetadata, requestedIdTokenAlg } from './id-tokens.ts';
 import { refuseUnsafeClientUris } from './client-uris.ts';
 import { asksForLaunchPatient, launchSchema } from './launch.ts';
 import type { Launch } from './launch.ts';
+import { checkBackendRegistration, createBackendServices, isBackendRegistration } from './backend-services.ts';
 import { logoutHooks } from './logout.ts';
 import { parMetadata, requestedParRequirement } from './par.ts';
 import type { Par } from './par.ts';
@@ -75,17 +76,18 @@ async function findDeviceCode(ctx: Ctx, userCode: string): Promise<Record<string
 }
 
 /**
- * Client metadata for what SIMRS does not offer is refused rather than silently ignored: private_key_jwt
- * and back-channel logout (not advertised in discovery either); and an ID token algorithm identity has
- * no key for. So are URIs that are not https (client-uris.ts). Checked before a registration token is
- * consumed, whoever registers.
+ * Client metadata for what SIMRS does not offer is refused rather than silently ignored: back-channel
+ * logout (not advertised in discovery either), private_key_jwt and system/ scopes outside a backend
+ * service's registration (backend-services.ts), and an ID token algorithm identity has no key for. So
+ * are URIs that are not https (client-uris.ts). Checked before a registration token is consumed,
+ * whoever registers.
  */
 function refuseUnofferedMetadata(body: unknown): void {
   if (!isPlainObject(body)) return;
   const refuse = (what: string) => {
     throw oauthError('BAD_REQUEST', 'invalid_client_metadata', `${what} is not supported`);
   };
-  if (body.token_endpoint_auth_method === 'private_key_jwt') refuse('private_key_jwt');
+  checkBackendRegistration(body);
   if (body.backchannel_logout_uri !== undefined) refuse('back-channel logout');
   requestedIdTokenAlg(body);
   requestedParRequirement(body);
@@ -153,7 +155,7 @@ async function afterRegister(deps: OAuthDeps, registrations: Handover<Registrati
   const idTokenAlg = requestedIdTokenAlg(body);
   const parRequired = requestedParRequirement(body);
   const extra = { ...(idTokenAlg ? idTokenAlgMetadata(idTokenAlg) : {}), ...(parRequired !== undefined ? parMetadata(parRequired) : {}) };
-  await deps.oauthClients.completeRegistration(created.client_id, scopes, extra);
+  await deps.oauthClients.completeRegistration(created.client_id, scopes, extra, isBackendRegistration(body) ? scopes : []);
   deps.log.info(
     { clientId: created.client_id, tenantId: created.reference_id ?? grant?.tenantId, scopes, by: grant ? 'token' : 'session' },
     'oauth client registered',
@@ -350,7 +352,8 @@ export function oauthPlugin(deps: OAuthDeps, state: OAuthState) {
   const consent = consentHooks(deps, state.launch);
   const validity = validityHooks(deps);
   const logout = logoutHooks(deps.oauthClients);
-  const token = tokenHooks({ keys: deps.keys, grants: state.grants, providerOptions, log: deps.log });
+  const backend = createBackendServices({ oauthClients: deps.oauthClients, apiAudience: deps.config.API_AUDIENCE });
+  const token = tokenHooks({ keys: deps.keys, grants: state.grants, backend, providerOptions, log: deps.log });
 
   return {
     id: 'simrs-oauth',

@@ -69,6 +69,14 @@ export function createOAuthClients(pool: Pool) {
       return rows[0] ? toInfo(rows[0]) : undefined;
     },
 
+    /** The JWKS URL a key-based client registered; null when its keys were registered inline. */
+    async jwksUri(clientId: string): Promise<string | null | undefined> {
+      const { rows } = await pool.query<{ jwksUri: string | null }>(`select "jwksUri" from "oauthClient" where "clientId" = $1`, [
+        clientId,
+      ]);
+      return rows[0] ? rows[0].jwksUri : undefined;
+    },
+
     async listForTenant(tenantId: string): Promise<OAuthClientInfo[]> {
       const { rows } = await pool.query<Row>(`select ${COLUMNS} from "oauthClient" where "referenceId" = $1 order by "createdAt"`, [
         tenantId,
@@ -81,11 +89,18 @@ export function createOAuthClients(pool: Pool) {
      * started (RP-initiated logout), and what it chose of what SIMRS adds to the registration metadata
      * (its ID token algorithm, PAR required), kept in the client's metadata.
      */
-    async completeRegistration(clientId: string, scopes: string[], metadata: Record<string, unknown>): Promise<void> {
+    async completeRegistration(
+      clientId: string,
+      scopes: string[],
+      metadata: Record<string, unknown>,
+      clientCredentialsScopes: string[] = [],
+    ): Promise<void> {
+      // Better Auth's dynamic registration leaves the client-credentials ceiling empty (only its
+      // session-bound admin endpoint sets it); a backend service's is the system/ scopes it registered.
       await pool.query(
-        `update "oauthClient" set scopes = $2::jsonb, "enableEndSession" = true,
+        `update "oauthClient" set scopes = $2::jsonb, "enableEndSession" = true, "clientCredentialsScopes" = $4::jsonb,
            metadata = coalesce(metadata, '{}'::jsonb) || $3::jsonb, "updatedAt" = now() where "clientId" = $1`,
-        [clientId, JSON.stringify(scopes), JSON.stringify(metadata)],
+        [clientId, JSON.stringify(scopes), JSON.stringify(metadata), JSON.stringify(clientCredentialsScopes)],
       );
     },
 

@@ -16,7 +16,7 @@ import type { OAuthProviderExtension } from '@better-auth/oauth-provider';
 import { DASHBOARD } from '@simrs/contracts/dashboard';
 import { PATIENT_CLAIM, ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import { SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
-import { LAUNCH_PATIENT_SCOPE, SMART_SCOPES } from '@simrs/contracts/smart';
+import { BACKEND_SERVICE_ROLE, LAUNCH_PATIENT_SCOPE, SMART_SCOPES, SYSTEM_SCOPES } from '@simrs/contracts/smart';
 import { createGrants } from './grants.ts';
 import type { Grants } from './grants.ts';
 import { oauthPlugin, providerOptions } from './hooks.ts';
@@ -39,6 +39,7 @@ export const OAUTH_SCOPES = [
   SCOPE_WRITE,
   ...SMART_SCOPES,
   LAUNCH_PATIENT_SCOPE,
+  ...SYSTEM_SCOPES,
 ];
 
 /**
@@ -50,7 +51,7 @@ function claimsExtension(grants: Grants, launch: Launch): OAuthProviderExtension
   return {
     claims: {
       async accessToken({ ctx, user, client, scopes }) {
-        if (!user) throw oauthError('BAD_REQUEST', 'unauthorized_client', 'tokens are issued for users only');
+        if (!user) return backendServiceClaims(client);
         const u = user as Record<string, unknown>;
         if (u.active !== true) throw oauthError('BAD_REQUEST', 'invalid_grant', 'the account is deactivated');
         if (!client.referenceId || client.referenceId !== u.tenantId)
@@ -73,6 +74,16 @@ function claimsExtension(grants: Grants, launch: Launch): OAuthProviderExtension
       },
     },
   };
+}
+
+/**
+ * A token without a user is a backend service's (client credentials, backend-services.ts): it names the
+ * hospital the client was registered for and the backend-service role, never a staff role.
+ */
+function backendServiceClaims(client: { tokenEndpointAuthMethod?: string | null; referenceId?: string | null }) {
+  if (client.tokenEndpointAuthMethod !== 'private_key_jwt' || !client.referenceId)
+    throw oauthError('BAD_REQUEST', 'unauthorized_client', 'only backend services registered with keys obtain tokens for themselves');
+  return { [TENANT_CLAIM]: client.referenceId, [ROLE_CLAIM]: BACKEND_SERVICE_ROLE };
 }
 
 const CLAIMS_SUPPORTED = [
@@ -107,7 +118,7 @@ function registrationOptions(registrations: Handover<RegistrationGrant>) {
     clientRegistrationDefaultScopes: [...CLIENT_BASE_SCOPES],
     // Beyond the defaults a registration may name simrs:write and SMART scopes; the registration token
     // (or the administrator's session) decides which of them (hooks.ts, registration-tokens.ts).
-    clientRegistrationAllowedScopes: [SCOPE_WRITE, ...SMART_SCOPES, LAUNCH_PATIENT_SCOPE],
+    clientRegistrationAllowedScopes: [SCOPE_WRITE, ...SMART_SCOPES, LAUNCH_PATIENT_SCOPE, ...SYSTEM_SCOPES],
     allowDynamicClientRegistration: true,
     allowUnauthenticatedClientRegistration: false,
     validateInitialAccessToken: ({ initialAccessToken }: { initialAccessToken: string }) => {
@@ -184,8 +195,9 @@ export function createOAuth(deps: OAuthDeps) {
     consentPage: DASHBOARD.consent,
     scopes: OAUTH_SCOPES,
     ...registrationOptions(registrations),
-    grantTypes: ['authorization_code', 'refresh_token'],
+    grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
     accessTokenExpiresIn: config.ACCESS_TOKEN_TTL_SECONDS,
+    m2mAccessTokenExpiresIn: config.BACKEND_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenExpiresIn: config.REFRESH_TOKEN_TTL_SECONDS,
     ...resourceOptions(config),
     storeTokens: { hash: (token: string, type: string) => hashOAuthToken(keys, token, type) },

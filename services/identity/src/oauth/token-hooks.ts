@@ -11,14 +11,22 @@ import type { Logger } from '@simrs/platform/logger';
 import { PATIENT_CLAIM } from '@simrs/contracts/oauth';
 import type { Keys } from '../keys/index.ts';
 import type { Ctx } from '../signin/index.ts';
+import type { BackendServices } from './backend-services.ts';
+import { CLIENT_CREDENTIALS } from './backend-services.ts';
 import type { Grants } from './grants.ts';
 import { idTokenAlgOf, resignIdToken } from './id-tokens.ts';
 import { decodePayload, DEVICE_CODE_GRANT, hashOAuthToken, isPlainObject, oauthError, returnedError } from './tokens.ts';
 
 const TOKEN = '/oauth2/token';
 
-export function tokenHooks(deps: { keys: Keys; grants: Grants; providerOptions: (ctx: Ctx) => OAuthOptions<Scope[]>; log: Logger }) {
-  const { keys, grants, providerOptions, log } = deps;
+export function tokenHooks(deps: {
+  keys: Keys;
+  grants: Grants;
+  backend: BackendServices;
+  providerOptions: (ctx: Ctx) => OAuthOptions<Scope[]>;
+  log: Logger;
+}) {
+  const { keys, grants, backend, providerOptions, log } = deps;
 
   /**
    * Client authentication first (RFC 6749 §5.2): a wrong secret is invalid_client whether or not the
@@ -28,6 +36,9 @@ export function tokenHooks(deps: { keys: Keys; grants: Grants; providerOptions: 
   async function beforeToken(ctx: Ctx): Promise<void> {
     const body = ctx.body as Record<string, unknown> | undefined;
     if (!isPlainObject(body)) return;
+    // No code or refresh token to shield, and authenticating here would spend the assertion's jti
+    // before the grant itself verifies it: the provider authenticates the backend service once.
+    if (body.grant_type === CLIENT_CREDENTIALS) return backend.beforeClientCredentials(ctx, body);
     if (body.grant_type === DEVICE_CODE_GRANT && typeof body.device_code === 'string')
       body.device_code = hashOAuthToken(keys, body.device_code, 'device_code');
     const { client } = await getOAuthProviderApi(ctx, providerOptions(ctx)).authenticateClient({ requireCredentials: false });

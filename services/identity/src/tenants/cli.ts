@@ -3,6 +3,7 @@
 // what, ending sessions, telling the gateway, sending invitations through the notifier) is the
 // service's, never duplicated here. Authenticates with ADMIN_API_TOKEN when set; without it identity
 // accepts admin calls only from loopback (e.g. `kubectl exec` into an identity pod).
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createClient, grpc, isStatus } from '@simrs/proto/grpc';
 import { IdentityService } from '@simrs/proto/gen/simrs/identity/v1/identity_pb';
@@ -26,6 +27,10 @@ Tenant administrators (--as names the acting tenant_admin, by e-mail address or 
   issue-registration-token --as <admin> [--write] [--ttl <seconds>]
                                    an initial access token for registering one OAuth client of the
                                    tenant (simrs:read; simrs:write only with --write)
+  register-backend-service --as <admin> --name <name> --scope "<system/ scopes>"
+                           (--jwks-url <https URL> | --jwks-file <file>)
+                                   a SMART backend service (client credentials with a signed JWT)
+                                   with its public keys; prints its client id
   list-oauth-clients --as <admin>  the tenant's OAuth clients
   revoke-oauth-client <client-id> --as <admin>
                                    disable a client, delete its tokens and consents; the gateway
@@ -81,6 +86,9 @@ const OPTIONS = {
   'admin-name': { type: 'string' },
   write: { type: 'boolean' },
   ttl: { type: 'string' },
+  scope: { type: 'string' },
+  'jwks-url': { type: 'string' },
+  'jwks-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -154,6 +162,44 @@ async function issueRegistrationToken({ identity, opts, values, actor }: Call): 
   console.log(`\nRegister with: POST ${res.registrationEndpoint}, header "Authorization: Bearer <token>".`);
 }
 
+/** The backend service's keys: a URL identity fetches them from, or a JWKS file read here. */
+async function backendKeys(values: Call['values']): Promise<Record<string, unknown>> {
+  const url = values['jwks-url'];
+  const file = values['jwks-file'];
+  if ((url === undefined) === (file === undefined)) throw new UsageError('give exactly one of --jwks-url and --jwks-file');
+  if (url !== undefined) return { jwks_uri: url };
+  try {
+    return { jwks: JSON.parse(await readFile(file!, 'utf8')) as unknown };
+  } catch (err) {
+    throw new UsageError(`--jwks-file: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Registers through the same RFC 7591 endpoint every client uses (with a registration token this
+ * administrator issues), so identity applies one set of rules whoever registers.
+ */
+async function registerBackendService({ identity, opts, values, actor }: Call): Promise<void> {
+  if (!values.name || !values.scope) throw new UsageError('--name and --scope are required');
+  const keys = await backendKeys(values);
+  const grant = await identity.issueRegistrationToken({ actor: actor(), allowWrite: false, ttlSeconds: 60 }, opts);
+  const res = await fetch(grant.registrationEndpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${grant.token}` },
+    body: JSON.stringify({
+      client_name: values.name,
+      token_endpoint_auth_method: 'private_key_jwt',
+      grant_types: ['client_credentials'],
+      scope: values.scope,
+      ...keys,
+    }),
+  });
+  const body = (await res.json()) as { client_id?: string; error_description?: string; error?: string };
+  if (res.status !== 201 || !body.client_id) throw new Error(`registration refused: ${body.error_description ?? body.error ?? res.status}`);
+  console.log(`Registered backend service ${values.name} for ${grant.tenantId}: client id ${body.client_id} (scopes: ${values.scope}).`);
+  console.log(`It signs its client assertions (RS384 or ES384) for the token endpoint next to ${grant.registrationEndpoint}.`);
+}
+
 async function listOAuthClients({ identity, opts, actor }: Call): Promise<void> {
   const res = await identity.listOAuthClients({ actor: actor() }, opts);
   console.log(
@@ -186,6 +232,7 @@ const COMMANDS = new Map<string, { arity: number; run: (call: Call) => Promise<v
   ['deactivate', { arity: 1, run: deactivate }],
   ['reactivate', { arity: 1, run: reactivate }],
   ['issue-registration-token', { arity: 0, run: issueRegistrationToken }],
+  ['register-backend-service', { arity: 0, run: registerBackendService }],
   ['list-oauth-clients', { arity: 0, run: listOAuthClients }],
   ['revoke-oauth-client', { arity: 1, run: revokeOAuthClient }],
 ]);

@@ -4,7 +4,7 @@
 import { ROLES, SCOPE_READ, SCOPE_WRITE } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
 import type { Principal } from '@simrs/contracts/principal';
-import { scopeReach, seedScopeFor } from '@simrs/contracts/smart';
+import { BACKEND_SERVICE_ROLE, scopeReach, seedScopeFor } from '@simrs/contracts/smart';
 import type { ApiAction, SmartResource } from '@simrs/contracts/smart';
 
 export const PERMISSIONS = [
@@ -233,7 +233,15 @@ export type ProcedureName = keyof typeof PROCEDURES;
 
 export const SCOPE_FOR: Record<ProcedureKind, string> = { query: SCOPE_READ, mutation: SCOPE_WRITE };
 
+/**
+ * A backend service (SMART Backend Services: a token a system obtained for itself, no person behind
+ * it) holds none of the staff roles. On the interactive surfaces it reads and searches patients, as
+ * far as its `system/` scopes allow; clinical content stays behind need-to-know, which no system has.
+ */
+export const BACKEND_SERVICE_GRANTS: readonly Permission[] = ['pasien.list', 'pasien.read'];
+
 export function roleMay(role: string, permission: Permission): boolean {
+  if (role === BACKEND_SERVICE_ROLE) return BACKEND_SERVICE_GRANTS.includes(permission);
   return (ROLES as readonly string[]).includes(role) && GRANTS[role as Role].includes(permission);
 }
 

@@ -23,6 +23,8 @@ export const AUDIT_ACTIONS = [
   'klinis.record',
   'klinis.amend',
   'klinis.retract',
+  'bulk.export',
+  'bulk.download',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

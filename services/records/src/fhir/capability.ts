@@ -2,7 +2,7 @@
 // interactions, search parameters and sorts implemented) and SMART App Launch's
 // `.well-known/smart-configuration` (where the authorization server is, what it accepts). Both public.
 import { API_SCOPES, AUTH_BASE_PATH, JWKS_PATH } from '@simrs/contracts/oauth';
-import { LAUNCH_PATIENT_SCOPE, SMART_CAPABILITIES, SMART_SCOPES } from '@simrs/contracts/smart';
+import { BACKEND_ASSERTION_ALGS, LAUNCH_PATIENT_SCOPE, SMART_CAPABILITIES, SMART_SCOPES, SYSTEM_SCOPES } from '@simrs/contracts/smart';
 import { FHIR_TYPE, VITAL_SIGNS_PROFILE } from './clinical-mapping.ts';
 import type { ServedKind } from './clinical-mapping.ts';
 import { CLINICAL_PARAMS, CLINICAL_SORTS } from './clinical-params.ts';
@@ -99,6 +99,13 @@ export function oauthEndpoints(origin: string) {
 
 const STARTED = new Date().toISOString();
 
+const BULK_EXPORT = {
+  name: 'export',
+  definition: 'http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export',
+  documentation:
+    "Bulk Data export (v2) of the hospital: Prefer: respond-async, _type, _since, _outputFormat (NDJSON); for backend services with system/ scopes, and the hospital's administrator.",
+};
+
 export function capabilityStatement(base: string): Record<string, unknown> {
   const oauth = oauthEndpoints(new URL(base).origin);
   return {
@@ -111,6 +118,7 @@ export function capabilityStatement(base: string): Record<string, unknown> {
     implementation: { description: "SIMRS FHIR R4 server: the patients of the caller's hospital", url: base },
     fhirVersion: '4.0.1',
     format: ['application/fhir+json', 'json'],
+    instantiates: ['http://hl7.org/fhir/uv/bulkdata/CapabilityStatement/bulk-data'],
     rest: [
       {
         mode: 'server',
@@ -155,6 +163,11 @@ export function capabilityStatement(base: string): Record<string, unknown> {
             })),
             operation: [
               {
+                name: 'export',
+                definition: 'http://hl7.org/fhir/uv/bulkdata/OperationDefinition/patient-export',
+                documentation: 'Bulk Data export of every patient, or of one (Patient/{id}/$export), for backend services.',
+              },
+              {
                 name: 'everything',
                 definition: 'http://hl7.org/fhir/OperationDefinition/Patient-everything',
                 documentation: `The patient, the visits, and the vital signs, diagnoses and allergies the caller may reach (need-to-know), at most ${INCLUDED_MAX} of each type (a warning names the search that pages through the rest).`,
@@ -164,6 +177,7 @@ export function capabilityStatement(base: string): Record<string, unknown> {
           ENCOUNTER_RESOURCE,
           ...(Object.keys(FHIR_TYPE) as ServedKind[]).map(clinicalResource),
         ],
+        operation: [BULK_EXPORT],
       },
     ],
   };
@@ -176,11 +190,22 @@ export function smartConfiguration(base: string): Record<string, unknown> {
     issuer: oauth.issuer,
     jwks_uri: oauth.jwks,
     authorization_endpoint: oauth.authorize,
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     token_endpoint: oauth.token,
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    // private_key_jwt: SMART Backend Services (client credentials with a signed assertion).
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
+    token_endpoint_auth_signing_alg_values_supported: [...BACKEND_ASSERTION_ALGS],
     registration_endpoint: oauth.register,
-    scopes_supported: ['openid', 'profile', 'email', 'offline_access', ...API_SCOPES, ...SMART_SCOPES, LAUNCH_PATIENT_SCOPE],
+    scopes_supported: [
+      'openid',
+      'profile',
+      'email',
+      'offline_access',
+      ...API_SCOPES,
+      ...SMART_SCOPES,
+      LAUNCH_PATIENT_SCOPE,
+      ...SYSTEM_SCOPES,
+    ],
     response_types_supported: ['code'],
     introspection_endpoint: oauth.introspect,
     revocation_endpoint: oauth.revoke,

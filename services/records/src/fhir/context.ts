@@ -20,9 +20,11 @@ export interface Interaction {
   scope: TenantScope;
   pretty: boolean;
   maxBodyBytes: number;
-  /** Path parameters: the patient id, the version id. */
+  /** Path parameters: the patient id, the version id (an export's file: the job id and the type). */
   id?: string;
   vid?: string;
+  /** The least time between two status polls of a Bulk Data export (bulk-routes.ts). */
+  exportPollSeconds?: number;
 }
 
 /**

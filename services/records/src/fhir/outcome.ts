@@ -28,6 +28,7 @@ export type IssueCode =
   | 'too-long'
   | 'exception'
   | 'transient'
+  | 'throttled'
   | 'informational';
 
 export interface Issue {

@@ -4,6 +4,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '@simrs/contracts/principal';
 import type { TenantScope } from '../server/index.ts';
+import {
+  exportCancel,
+  exportFile,
+  exportPatient,
+  exportPatients,
+  exportStatus,
+  exportSystem,
+  FILE_PATH,
+  STATUS_PATH,
+} from './bulk-routes.ts';
 import { capabilityStatement, smartConfiguration } from './capability.ts';
 import { FHIR_TYPE } from './clinical-mapping.ts';
 import type { ServedKind } from './clinical-mapping.ts';
@@ -27,6 +37,13 @@ interface Route {
 }
 
 const ROUTES: Route[] = [
+  // Before `/Patient/{id}`, which `/Patient/$export` would match too.
+  { method: 'GET', path: '/$export', handler: exportSystem },
+  { method: 'GET', path: '/Patient/$export', handler: exportPatients },
+  { method: 'GET', path: '/Patient/{id}/$export', handler: exportPatient },
+  { method: 'GET', path: `${STATUS_PATH}/{id}`, handler: exportStatus },
+  { method: 'DELETE', path: `${STATUS_PATH}/{id}`, handler: exportCancel },
+  { method: 'GET', path: `${FILE_PATH}/{id}/{vid}`, handler: exportFile },
   { method: 'GET', path: '/Patient', handler: search },
   { method: 'POST', path: '/Patient/_search', handler: search },
   { method: 'POST', path: '/Patient', handler: create },
@@ -70,6 +87,7 @@ export interface FhirDeps {
   /** The public origin (PUBLIC_URL); without it the forwarded scheme and host make the base URL. */
   publicUrl?: string | undefined;
   maxBodyBytes: number;
+  exportPollSeconds: number;
   createContext: (req: IncomingMessage) => Promise<{ principal: Principal | undefined; scope: TenantScope | undefined }>;
 }
 
@@ -79,7 +97,8 @@ export function createFhirHandler(deps: FhirDeps) {
     const query = new URLSearchParams(search);
     let pretty = false;
     try {
-      ({ pretty } = negotiate(req, query));
+      // An export's file is NDJSON, whatever Accept says; everything else negotiates FHIR JSON.
+      if (!path.startsWith(`${FILE_PATH}/`)) ({ pretty } = negotiate(req, query));
       const method = req.method ?? 'GET';
       const base = baseUrlOf(req, deps.publicUrl, deps.prefix);
       if (PUBLIC.includes(path)) {
@@ -126,6 +145,7 @@ export function createFhirHandler(deps: FhirDeps) {
         scope: ctx.scope,
         pretty,
         maxBodyBytes: deps.maxBodyBytes,
+        exportPollSeconds: deps.exportPollSeconds,
       };
       const id = decode(groups.id);
       const vid = decode(groups.vid);

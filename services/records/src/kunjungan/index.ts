@@ -7,3 +7,4 @@ export { visitSearch } from './search.ts';
 export type { DayBound, VisitQuery } from './search.ts';
 export { kunjunganStore, REGISTER_SQL } from './store.ts';
 export { requirePrimaryDiagnosis, transitionStore } from './transitions.ts';
+export { FROM_KUNJUNGAN, SELECT_KUNJUNGAN, toKunjungan } from './rows.ts';

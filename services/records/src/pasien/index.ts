@@ -24,3 +24,4 @@ export type { Condition, Range, SearchPage, SearchQuery, SearchSort } from './se
 export { Archived, pasienStore, StaleVersion } from './store.ts';
 export type { AuditExtra } from './store.ts';
 export { syntheticPasien } from './synth.ts';
+export { SELECT_PASIEN, toPasien } from './rows.ts';

@@ -182,7 +182,13 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
   const prefix = config.INTEGRATION_PREFIX;
   const createContext = contextFor(deps, principalVerifier(config.PRINCIPAL_SECRET), makeCursors(config.PRINCIPAL_SECRET));
   const trpc = trpcRoute(config, createContext);
-  const fhir = createFhirHandler({ prefix, publicUrl: config.PUBLIC_URL, maxBodyBytes: config.MAX_BODY_BYTES, createContext });
+  const fhir = createFhirHandler({
+    prefix,
+    publicUrl: config.PUBLIC_URL,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    exportPollSeconds: config.EXPORT_POLL_INTERVAL_SECONDS,
+    createContext,
+  });
   const fhirBase = `${prefix}/fhir`;
   const integration = integrationRoute(config, createContext);
   const mcpPath = `${prefix}/mcp`;

@@ -1,0 +1,120 @@
+// Bulk Data export bench: a whole hospital's export (`$export`, every type) of the clinical data set
+// (bench/data-clinical.ts; 1M patients at BENCH_EXPORT_SCALE=1), straight to records with a backend
+// service's principal, timed from kick-off to the manifest, in resources per second; against the
+// database's own ceiling in the same run: `COPY (<the same query, unpaged>) TO STDOUT` of every type's
+// rows through psql. Records' peak RSS is sampled during the export. Targets: at least 0.5 of the
+// ceiling; RSS under 250 MB. Alone: `node bench/export.ts`; BENCH_EXPORT_SCALE (default 1),
+// BENCH_KLINIS_DB names the data set's database (it is shared with bench/klinis.ts at the same scale).
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { signPrincipal } from '@simrs/contracts/principal';
+import { freePort, startService, waitFor, waitForReady } from '@simrs/platform/testing';
+import { allRowsSql } from '@simrs/records/bulk-export-sql';
+import { recordsAppUrl } from '../scripts/lib/stack.ts';
+import { existingData, makeClinicalData } from './data-clinical.ts';
+import type { ClinicalData } from './data-clinical.ts';
+import { measureUsage, rssMb } from './procstat.ts';
+import { TENANT } from './records.ts';
+
+const SCALE = Number(process.env.BENCH_EXPORT_SCALE ?? 1);
+const TYPES = ['Patient', 'Encounter', 'Observation', 'Condition', 'AllergyIntolerance'] as const;
+const RSS_TARGET_MB = 250;
+
+type Row = Record<string, string | number>;
+const verdict = (ok: boolean) => (ok ? 'met' : 'SHORT');
+
+async function data(): Promise<ClinicalData> {
+  const found = await existingData();
+  if (found && found.scale === SCALE) return found;
+  console.error(`making the clinical data set at scale ${SCALE}`);
+  return makeClinicalData(SCALE, (line) => console.error(`  ${line}`));
+}
+
+/** Rows psql copies out for `sql` (the output itself is thrown away). */
+function copyOut(url: string, sql: string): Promise<number> {
+  return new Promise((ok, fail) => {
+    const psql = spawn('psql', [url, '-X', '-q', '-c', `copy (${sql}) to stdout`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let lines = 0;
+    psql.stdout.on('data', (chunk: Buffer) => {
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+    });
+    psql.once('error', fail);
+    psql.once('exit', (code) => (code === 0 ? ok(lines) : fail(new Error(`psql exited ${code}`))));
+  });
+}
+
+/** The database's ceiling: every type's rows copied out, one type after another, in rows per second. */
+async function ceiling(url: string): Promise<{ rows: number; perSecond: number }> {
+  const t0 = performance.now();
+  let rows = 0;
+  for (const type of TYPES) rows += await copyOut(url, allRowsSql(type));
+  return { rows, perSecond: Math.round(rows / ((performance.now() - t0) / 1000)) };
+}
+
+/** Kick-off to manifest; the resources the manifest counts. */
+async function exportOnce(base: string, principal: string): Promise<{ resources: number; seconds: number }> {
+  const headers = { 'x-simrs-principal': principal, accept: 'application/fhir+json' };
+  const t0 = performance.now();
+  const kickOff = await fetch(`${base}/$export`, { headers: { ...headers, prefer: 'respond-async' } });
+  if (kickOff.status !== 202) throw new Error(`kick-off answered ${kickOff.status}: ${await kickOff.text()}`);
+  const status = kickOff.headers.get('content-location')!;
+  const manifest = await waitFor(
+    'the export to finish',
+    async () => {
+      const res = await fetch(status, { headers });
+      if (res.status === 200) return (await res.json()) as { output: { count: number }[] };
+      await res.arrayBuffer();
+      return undefined;
+    },
+    24 * 3600_000,
+    250,
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  await fetch(status, { method: 'DELETE', headers });
+  return { resources: manifest.output.reduce((sum, file) => sum + file.count, 0), seconds };
+}
+
+export async function benchExport(): Promise<Row[]> {
+  const d = await data();
+  const secret = randomBytes(32).toString('hex');
+  const port = await freePort();
+  const proc = startService('records', 'services/records', {
+    HOST: '127.0.0.1',
+    HTTP_PORT: String(port),
+    DATABASE_URL: recordsAppUrl(d.url),
+    MIGRATION_DATABASE_URL: d.url,
+    PRINCIPAL_SECRET: secret,
+    LOG_LEVEL: 'warn',
+    // The bench polls every 250 ms: no throttling in its way.
+    EXPORT_POLL_INTERVAL_SECONDS: '0',
+    EXPORT_WORKER_INTERVAL_MS: '100',
+  });
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    await waitForReady(`${url}/readyz`, 120_000);
+    const principal = await signPrincipal(
+      { userId: 'bench-warehouse', clientId: 'bench-warehouse', tenantId: TENANT, role: 'backend_service', scopes: ['system/*.rs'] },
+      secret,
+      3600,
+    );
+    const floor = await ceiling(d.url);
+    const idleRss = rssMb(proc.child.pid!);
+    const { result, usage } = await measureUsage({ records: proc.child.pid! }, () => exportOnce(`${url}/api/v1/fhir`, principal));
+    const perSecond = Math.round(result.resources / result.seconds);
+    const ratio = Math.round((perSecond / floor.perSecond) * 100) / 100;
+    const rss = usage.peakRss.records!;
+    return [
+      { name: `data: ${d.patients} patients, ${d.visits} visits (scale ${d.scale}); ${result.resources} resources exported` },
+      { name: 'COPY (same queries) TO STDOUT, rows/s (ceiling)', figure: floor.perSecond },
+      { name: `$export resources/s (${Math.round(result.seconds)} s)`, figure: perSecond },
+      { name: '$export ÷ ceiling (target >= 0.5)', figure: ratio, verdict: verdict(ratio >= 0.5) },
+      { name: 'records RSS before the export, MB', figure: idleRss },
+      { name: `records peak RSS during the export, MB (target < ${RSS_TARGET_MB})`, figure: rss, verdict: verdict(rss < RSS_TARGET_MB) },
+    ];
+  } finally {
+    await proc.stop();
+  }
+}
+
+if (import.meta.main) console.table(await benchExport());

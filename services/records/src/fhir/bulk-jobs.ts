@@ -1,0 +1,130 @@
+// Export jobs as the API sees them (records.export_job, migration 009_bulk_export.sql): kick-off, status, the files'
+// chunks, cancellation. Every statement runs under the caller's tenant (row-level security), and a job
+// is found only by the client that started it: another client of the same hospital, or any caller of
+// another hospital, gets the 404 an unknown job gets. Kick-off and each download append their audit row
+// in the same statement.
+import { auditInsertFor } from '../audit/index.ts';
+import { params } from '../db/index.ts';
+import type { TenantScope } from '../server/index.ts';
+import type { ExportType } from './bulk-params.ts';
+
+export interface TypeProgress {
+  after?: string;
+  count: number;
+  seq: number;
+  done: boolean;
+}
+
+export interface ExportJob {
+  id: string;
+  clientId: string;
+  patientId: string | null;
+  types: ExportType[];
+  since: string | null;
+  requestUrl: string;
+  transactionTime: string;
+  status: 'running' | 'done' | 'failed';
+  progress: Partial<Record<ExportType, TypeProgress>>;
+  error: string | null;
+  expiresAt: string | null;
+}
+
+type Row = Record<string, unknown>;
+
+const COLUMNS = `j.id::text as id, j.client_id, j.patient_id::text as patient_id, j.types, j.since, j.request_url, j.transaction_time,
+  j.status, j.progress, j.error, j.expires_at`;
+
+export function toJob(r: Row): ExportJob {
+  return {
+    id: String(r.id),
+    clientId: String(r.client_id),
+    patientId: (r.patient_id as string | null) ?? null,
+    types: r.types as ExportType[],
+    since: (r.since as string | null) ?? null,
+    requestUrl: String(r.request_url),
+    transactionTime: String(r.transaction_time),
+    status: r.status as ExportJob['status'],
+    progress: (r.progress ?? {}) as ExportJob['progress'],
+    error: (r.error as string | null) ?? null,
+    expiresAt: (r.expires_at as string | null) ?? null,
+  };
+}
+
+/** A second export of the same hospital while one runs (the unique index on running jobs). */
+export class ExportBusy extends Error {}
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+export function exportJobs({ db, actor }: TenantScope) {
+  const audit = auditInsertFor(actor);
+  const owner = actor.clientId ?? actor.userId;
+  /** The caller's job, unexpired. */
+  const mine = (p: (v: unknown) => string, id: string) =>
+    `j.id = ${p(id)}::uuid and j.client_id = ${p(owner)} and (j.expires_at is null or j.expires_at > now())`;
+  const uuidLike = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+
+  return {
+    async start(input: { patientId?: string; types: ExportType[]; since?: string; requestUrl: string }): Promise<ExportJob> {
+      const { values, p } = params();
+      const details = { types: input.types, since: input.since ?? null, level: input.patientId ? 'patient' : 'system' };
+      const sql = `with job as (
+          insert into records.export_job (client_id, requested_by, patient_id, types, since, request_url)
+          values (${p(owner)}, ${p(actor.userId)}, ${p(input.patientId ?? null)}::uuid, ${p(input.types)}::text[], ${p(input.since ?? null)}::timestamptz, ${p(input.requestUrl)})
+          returning *),
+        audit as (${audit(p, 'bulk.export', input.patientId ? `array[${p(input.patientId)}::uuid]` : "'{}'::uuid[]", details)})
+        select ${COLUMNS} from job j`;
+      try {
+        return toJob((await db.one<Row>(sql, values))[0]!);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ExportBusy('an export of this hospital is already running');
+        throw err;
+      }
+    },
+
+    /**
+     * The job for a status poll, unless it was polled less than `minSeconds` ago (`tooSoon`); the poll
+     * itself is remembered either way only when it counts.
+     */
+    async poll(id: string, minSeconds: number): Promise<{ job?: ExportJob; tooSoon?: boolean }> {
+      if (!uuidLike(id)) return {};
+      const { values, p } = params();
+      const sql = `with found as (select ${COLUMNS}, j.last_polled_at > now() - make_interval(secs => ${p(minSeconds)}) as too_soon
+                     from records.export_job j where ${mine(p, id)}),
+        polled as (update records.export_job set last_polled_at = now()
+                    where id = (select id::uuid from found where not coalesce(too_soon, false)))
+        select * from found`;
+      const row = (await db.one<Row>(sql, values))[0];
+      if (!row) return {};
+      return row.too_soon === true ? { tooSoon: true } : { job: toJob(row) };
+    },
+
+    /** Cancels (running) or removes (finished) the caller's job and its files; false when there is none. */
+    async remove(id: string): Promise<boolean> {
+      if (!uuidLike(id)) return false;
+      const { values, p } = params();
+      const rows = await db.one<Row>(`delete from records.export_job j where ${mine(p, id)} returning j.id`, values);
+      return rows.length === 1;
+    },
+
+    /** The finished job a file belongs to, with the download's audit row; undefined when not the caller's. */
+    async download(id: string, type: ExportType): Promise<ExportJob | undefined> {
+      if (!uuidLike(id)) return undefined;
+      const { values, p } = params();
+      const sql = `with found as (select ${COLUMNS} from records.export_job j where ${mine(p, id)} and j.status = 'done'
+                     and ${p(type)} = any(j.types)),
+        audit as (${audit(p, 'bulk.download', "'{}'::uuid[]", { job: id, type })} where exists (select 1 from found))
+        select * from found`;
+      const row = (await db.one<Row>(sql, values))[0];
+      return row ? toJob(row) : undefined;
+    },
+
+    /** The chunk after `seq` of a file (one at a time, so a download's memory stays one chunk). */
+    async chunkAfter(id: string, type: ExportType, seq: number): Promise<{ seq: number; body: string } | undefined> {
+      const rows = await db.one<Row>(
+        `select seq, body from records.export_chunk where job_id = $1::uuid and type = $2 and seq > $3 order by seq limit 1`,
+        [id, type, seq],
+      );
+      return rows[0] ? { seq: Number(rows[0].seq), body: String(rows[0].body) } : undefined;
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// Where each exported type's resources come from: one keyset page at a time (rows after the last id
+// written, in id order), under the tenant's row-level security, mapped by the same functions the FHIR
+// reads use. A page is bounded, so the export's memory does not grow with the hospital's size.
+import type { Querier } from '../db/index.ts';
+import { SELECT_ENTRY, toEntry } from '../klinis/index.ts';
+import type { Row } from '../klinis/index.ts';
+import { FROM_KUNJUNGAN, SELECT_KUNJUNGAN, toKunjungan } from '../kunjungan/index.ts';
+import { SELECT_PASIEN, toPasien } from '../pasien/index.ts';
+import type { ExportType } from './bulk-params.ts';
+import { toResource } from './clinical-mapping.ts';
+import type { MappingContext, ServedKind } from './clinical-mapping.ts';
+import { toEncounter } from './encounter.ts';
+import { toPatient } from './mapping.ts';
+import { params } from '../db/index.ts';
+
+export interface PageQuery {
+  /** The last id written for this type; rows after it come next. */
+  after: string | undefined;
+  since: string | undefined;
+  patientId: string | undefined;
+  limit: number;
+}
+
+export interface Page {
+  lines: string[];
+  /** The id of the page's last row: where the next page starts. */
+  last: string | undefined;
+}
+
+interface Source {
+  /** The table's alias, its id and update columns, and the patient it belongs to. */
+  from: string;
+  alias: string;
+  patientColumn: string;
+  select: string;
+  extraWhere?: string;
+  map: (row: Row, ctx: MappingContext) => Record<string, unknown>;
+}
+
+const KIND_OF: Record<'Observation' | 'Condition' | 'AllergyIntolerance', ServedKind> = {
+  Observation: 'vital',
+  Condition: 'diagnosis',
+  AllergyIntolerance: 'alergi',
+};
+
+function clinical(type: keyof typeof KIND_OF): Source {
+  return {
+    from: 'records.klinis e',
+    alias: 'e',
+    patientColumn: 'e.pasien_id',
+    select: SELECT_ENTRY,
+    extraWhere: `e.jenis = '${KIND_OF[type]}'`,
+    map: (row, ctx) => toResource(toEntry(row), ctx),
+  };
+}
+
+const SOURCES: Record<ExportType, Source> = {
+  Patient: {
+    from: 'records.pasien p',
+    alias: 'p',
+    patientColumn: 'p.id',
+    select: SELECT_PASIEN('p'),
+    map: (row, ctx) => toPatient(toPasien(row), ctx.tenantId),
+  },
+  Encounter: {
+    from: FROM_KUNJUNGAN,
+    alias: 'k',
+    patientColumn: 'k.pasien_id',
+    select: SELECT_KUNJUNGAN,
+    map: (row, ctx) => toEncounter(toKunjungan(row), ctx.tenantId, ctx.organizationId),
+  },
+  Observation: clinical('Observation'),
+  Condition: clinical('Condition'),
+  AllergyIntolerance: clinical('AllergyIntolerance'),
+};
+
+/** The statement of one keyset page of `type` (rows after `after`, in id order). */
+function pageStatement(type: ExportType, page: PageQuery): { sql: string; values: unknown[] } {
+  const source = SOURCES[type];
+  const { values, p } = params();
+  const id = `${source.alias}.id`;
+  const where = [
+    ...(source.extraWhere ? [source.extraWhere] : []),
+    ...(page.after ? [`${id} > ${p(page.after)}::uuid`] : []),
+    ...(page.since ? [`${source.alias}.updated_at > ${p(page.since)}::timestamptz`] : []),
+    ...(page.patientId ? [`${source.patientColumn} = ${p(page.patientId)}::uuid`] : []),
+  ];
+  const sql = `select ${source.select} from ${source.from} ${where.length ? `where ${where.join(' and ')}` : ''}
+    order by ${id} limit ${p(page.limit)}`;
+  return { sql, values };
+}
+
+/**
+ * Every row an export of `type` reads, as one statement without parameters (the pages' query
+ * unpaged): what the benchmark hands to `COPY (...) TO STDOUT` as the database's ceiling.
+ */
+export function allRowsSql(type: ExportType): string {
+  return pageStatement(type, { after: undefined, since: undefined, patientId: undefined, limit: 0 }).sql.replace(/ limit \$1$/, '');
+}
+
+/** The next page of `type` for the export, as NDJSON lines. */
+export async function readPage(q: Querier, type: ExportType, page: PageQuery, ctx: MappingContext): Promise<Page> {
+  const { sql, values } = pageStatement(type, page);
+  const rows = await q.query<Row>(sql, values);
+  const source = SOURCES[type];
+  return { lines: rows.map((row) => JSON.stringify(source.map(row, ctx))), last: rows.length ? String(rows.at(-1)!.id) : undefined };
+}
+
+/** The organization the hospital's resources name (its SATUSEHAT id, or empty). */
+export async function mappingContext(q: Querier, tenantId: string): Promise<MappingContext> {
+  const [row] = await q.query<{ organization_id: string }>(
+    `select coalesce((select organization_id from records.tenant_setting), '') as organization_id`,
+  );
+  return { tenantId, organizationId: row?.organization_id ?? '' };
+}
