@@ -2,11 +2,24 @@
 // a table (owners skip policies unless FORCE is set) nor bypass policies, and every tenant table forces
 // its policies on the owner too (a managed Postgres often hands the application the owner's account).
 // These checks read the catalogue of a migrated database with the service connected to it, so a
-// migration that adds a table without FORCE, or a deployment that runs records as the owner, fails here.
+// migration that adds a table without FORCE (but the listed work queues), or a deployment that runs records as the owner, fails here.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startRecords } from '../testing/index.ts';
 import type { RecordsUnderTest } from '../testing/index.ts';
+
+/**
+ * Work queues read across hospitals by the owner's SECURITY DEFINER claim functions, which answer ids
+ * and counts only (docs/design.md): their policies bind the application role, not the owner. Any other
+ * tenant table must force its policies.
+ */
+const OWNER_READS_ACROSS_TENANTS: Record<string, string> = {
+  satusehat_outbox: 'records.satusehat_claim and the backlog metrics',
+  export_job: 'records.export_claim and records.export_expire',
+};
+
+/** Tables the service deletes from: an export's files, copies of the record that expire, never the record. */
+const DERIVED_AND_EXPIRING: Record<string, 'DELETE'> = { export_job: 'DELETE', export_chunk: 'DELETE' };
 
 describe('database roles and row-level security', () => {
   let r: RecordsUnderTest;
@@ -27,8 +40,16 @@ describe('database roles and row-level security', () => {
         order by 1`,
     );
     assert.ok(rows.length >= 10, `tenant tables found: ${rows.map((t) => t.table).join(', ')}`);
-    const loose = rows.filter((t) => !t.enabled || !t.forced).map((t) => t.table);
+    const loose = rows.filter((t) => !t.enabled || (!t.forced && !(t.table in OWNER_READS_ACROSS_TENANTS))).map((t) => t.table);
     assert.deepEqual(loose, [], 'tenant tables without ENABLE and FORCE ROW LEVEL SECURITY');
+    const queues = rows.filter((t) => t.table in OWNER_READS_ACROSS_TENANTS);
+    assert.deepEqual(
+      queues.map((t) => [t.table, t.enabled]),
+      Object.keys(OWNER_READS_ACROSS_TENANTS)
+        .sort()
+        .map((name) => [name, true]),
+      'the work queues exist and bind the application role',
+    );
   });
 
   test('records without a tenant_id are read-only to the application role', async () => {
@@ -61,12 +82,21 @@ describe('database roles and row-level security', () => {
     );
   });
 
-  test('the application role cannot delete from or truncate any records table', async () => {
-    const { rows } = await r.owner.query<{ table: string }>(
-      `select c.relname as table from pg_class c join pg_namespace n on n.oid = c.relnamespace
+  test('the application role cannot delete from or truncate any records table but the expiring export files', async () => {
+    const { rows } = await r.owner.query<{ table: string; del: boolean; truncate: boolean }>(
+      `select c.relname as table, has_table_privilege('records_app', c.oid, 'DELETE') as del,
+              has_table_privilege('records_app', c.oid, 'TRUNCATE') as truncate
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = 'records' and c.relkind in ('r', 'p')
-          and (has_table_privilege('records_app', c.oid, 'DELETE') or has_table_privilege('records_app', c.oid, 'TRUNCATE'))`,
+          and (has_table_privilege('records_app', c.oid, 'DELETE') or has_table_privilege('records_app', c.oid, 'TRUNCATE'))
+        order by 1`,
     );
-    assert.deepEqual(rows, [], 'clinical data is never deleted by the service');
+    assert.deepEqual(
+      rows.map((t) => [t.table, t.del, t.truncate]),
+      Object.keys(DERIVED_AND_EXPIRING)
+        .sort()
+        .map((name) => [name, true, false]),
+      'clinical data is never deleted by the service',
+    );
   });
 });
