@@ -19,8 +19,11 @@ describe('OAuth rules', () => {
     const write = grantScopes(true);
     for (const s of ['user/Patient.rs', 'user/Patient.r', 'patient/Patient.rs', 'user/*.read', 'openid'])
       assert.ok(grantAllows(read, s), s);
-    for (const s of ['user/Patient.cruds', 'user/Patient.c', 'patient/Patient.write', 'simrs:write', 'system/Patient.rs', 'admin'])
+    for (const s of ['user/Patient.cruds', 'user/Patient.c', 'patient/Patient.write', 'simrs:write', 'system/Patient.cruds', 'admin'])
       assert.ok(!grantAllows(read, s), s);
+    // A backend service's read scopes stand under simrs:read; only a key-based client-credentials
+    // client may register them (backend-services.ts; test/backend-services.test.ts).
+    for (const s of ['system/Patient.rs', 'system/Observation.rs']) assert.ok(grantAllows(read, s), s);
     for (const s of ['user/Patient.cruds', 'patient/Patient.cud', 'user/*.*']) assert.ok(grantAllows(write, s), s);
   });
 
