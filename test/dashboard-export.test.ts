@@ -45,6 +45,11 @@ describe('the hospital data export', () => {
   test('the administrator starts it, sees it run, and downloads one NDJSON file per type', async () => {
     const { context, page } = await openContext({ browser, stack, smtp }, USERS.admin);
     try {
+      // Only the kick-off's status address is polled: a poll before it answers would fetch the page itself.
+      const strayPolls: string[] = [];
+      page.on('request', (r) => {
+        if (r.resourceType() === 'fetch' && new URL(r.url()).pathname.startsWith('/admin/')) strayPolls.push(r.url());
+      });
       await page.goto('/');
       await page.getByRole('link', { name: 'Ekspor data' }).click();
       await page.getByRole('heading', { name: 'Ekspor semua data rumah sakit ini' }).waitFor();
@@ -54,6 +59,7 @@ describe('the hospital data export', () => {
       const link = page.locator('#export-files a[data-type="Patient"]');
       await link.waitFor({ timeout: 60_000 });
       assert.match((await link.textContent()) ?? '', /Patient: 3 baris/);
+      assert.deepEqual(strayPolls, [], 'polled before the kick-off answered');
       await checkPage(page, 'export-done');
       // As a person downloads it: the link clicked in the page (the session cookie counts for the
       // page's own same-origin requests only).

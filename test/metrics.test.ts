@@ -148,7 +148,11 @@ describe('metrics after traffic', () => {
     assert.ok(sum(s, 'records_procedure_duration_count', { procedure: 'pasien.list' }) >= 4);
     assert.ok(sum(s, 'records_procedure_duration_bucket', { procedure: 'pasien.list', le: '+Inf' }) >= 4);
     assert.ok(sum(s, 'pg_pool_connections', { pool: 'records' }) >= 1, 'the pool holds a connection');
-    assert.equal(sum(s, 'pg_pool_waiting', { pool: 'records' }), 0);
+    assert.equal(sum(s, 'pg_pool_waiting', { pool: 'records' }), 0, 'a scrape waits for no connection');
+    assert.ok(
+      s.some((x) => x.name.startsWith('records_satusehat_oldest_queued_age')),
+      'the SATUSEHAT backlog the alert reads is always reported',
+    );
   });
 
   test('notifier: queue depth, oldest message age, dead letters, deliveries; Postgres pool', () => {

@@ -45,7 +45,8 @@ export default function AdminExport() {
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
 
   useEffect(() => {
-    if (phase.kind !== 'running') return;
+    // Until the kick-off answers there is no status address to poll.
+    if (phase.kind !== 'running' || !phase.status) return;
     const timer = setTimeout(() => {
       poll(phase).then(setPhase, () => setPhase({ kind: 'failed' }));
     }, phase.waitSeconds * 1000);

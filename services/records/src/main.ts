@@ -29,7 +29,7 @@ try {
 }
 
 observePgPool('records', pool);
-observeOutbox(pool);
+const stopCountingOutbox = observeOutbox(pool);
 // SATUSEHAT sending needs the shared token cache; without REDIS_URL finished visits wait in the outbox.
 const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, 'records') : undefined;
 useSatusehat(config, redis);
@@ -53,5 +53,6 @@ onShutdown('stop accepting', () => markDraining());
 onShutdown('http', () => new Promise((resolve) => server.close(resolve)));
 onShutdown('satusehat worker', async () => worker?.stop());
 onShutdown('bulk export worker', () => exportWorker.stop());
+onShutdown('outbox metrics', async () => stopCountingOutbox());
 onShutdown('postgres', () => pool.end());
 onShutdown('redis', async () => void (await redis?.quit()));
