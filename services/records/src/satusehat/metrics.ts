@@ -4,7 +4,7 @@
 // scrape reports the latest count and never waits for a connection the requests need.
 import type { Pool } from '@simrs/platform/db';
 import { meter } from '@simrs/platform/metrics';
-import { log } from '../server/log.ts';
+import { log } from '../server/index.ts';
 import { OUTBOX_STATES } from './schema.ts';
 
 /** How often the outbox is counted: well inside the backlog alert's window. */
