@@ -164,26 +164,34 @@ describe('traces', () => {
     // Once records' connection has prepared the transaction's statements, BEGIN, the tenant, the
     // statement and COMMIT go as one query (records' shims/pipeline.ts): one span for the transaction, carrying
     // the statement's text, still in the request's trace under records' server span.
-    const since2 = otlp.spans.length;
-    const again = await fetch(`${stack.gatewayUrl}/trpc/pasien.list?input=${encodeURIComponent('{"limit":5}')}`, {
-      headers: { cookie, origin: stack.publicUrl },
-    });
-    assert.equal(again.status, 200, await again.text());
-    const second = await traceOf(
-      otlp.spans,
-      'GET /trpc/pasien.list',
-      (t) => Boolean(t.find((s) => s.service === 'records' && s.kind === CLIENT && isDb(s, 'postgresql') && s.name.startsWith('pg.query'))),
-      since2,
-    );
-    assertLinked(second);
-    const records2 = second.find((s) => s.service === 'records' && s.kind === SERVER)!;
-    const queries = second.spans.filter((s) => s.service === 'records' && isDb(s, 'postgresql') && s.name.startsWith('pg.query'));
+    // The request may land on a pooled connection that has not prepared them yet (records' workers use
+    // the pool too): that first use goes the long way, four spans, so ask again until a prepared one serves.
+    let second: Awaited<ReturnType<typeof traceOf>> | undefined;
+    let queries: typeof list.spans = [];
+    for (let attempt = 0; attempt < 8 && queries.length !== 1; attempt++) {
+      const since2 = otlp.spans.length;
+      const again = await fetch(`${stack.gatewayUrl}/trpc/pasien.list?input=${encodeURIComponent('{"limit":5}')}`, {
+        headers: { cookie, origin: stack.publicUrl },
+      });
+      assert.equal(again.status, 200, await again.text());
+      second = await traceOf(
+        otlp.spans,
+        'GET /trpc/pasien.list',
+        (t) =>
+          Boolean(t.find((s) => s.service === 'records' && s.kind === CLIENT && isDb(s, 'postgresql') && s.name.startsWith('pg.query'))),
+        since2,
+      );
+      assertLinked(second);
+      queries = second.spans.filter((s) => s.service === 'records' && isDb(s, 'postgresql') && s.name.startsWith('pg.query'));
+      assert.ok(queries.length === 1 || queries.length === 4, `one transaction: ${queries.map((s) => s.name).join(', ')}`);
+    }
+    const records2 = second!.find((s) => s.service === 'records' && s.kind === SERVER)!;
     assert.deepEqual(
       queries.map((s) => String(s.attributes['db.query.text']).includes('from records.pasien')),
       [true],
       `one query span, the statement's: ${queries.map((s) => s.name).join(', ')}`,
     );
-    assert.equal(second.serverAbove(queries[0]!), records2, 'under the records server span');
+    assert.equal(second!.serverAbove(queries[0]!), records2, 'under the records server span');
   });
 
   test('a failing call is recorded as an error with its outcome', async () => {
