@@ -18,6 +18,8 @@ export const clinicalActionsId = {
   'klinis.retract': 'Menandai data klinis salah catat',
   'btg.open': 'Membuka rekam klinis (break the glass)',
   'btg.list': 'Membaca daftar akses darurat',
+  'bulk.export': 'Memulai ekspor data (Bulk Data)',
+  'bulk.download': 'Mengunduh berkas ekspor',
 };
 
 export const clinicalActionsEn: typeof clinicalActionsId = {
@@ -35,6 +37,8 @@ export const clinicalActionsEn: typeof clinicalActionsId = {
   'klinis.retract': 'Marked a clinical entry entered in error',
   'btg.open': 'Opened a clinical record (break the glass)',
   'btg.list': 'Read the break-the-glass accesses',
+  'bulk.export': 'Started a data export (Bulk Data)',
+  'bulk.download': 'Downloaded an export file',
 };
 
 /** The filters of the clinical listings, as the audit rows name them. */

@@ -7,6 +7,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { identity } from '../lib/auth.ts';
+import { AUDIT_ACTIONS } from '@simrs/contracts/audit';
 import { errorMessage } from '../lib/errors.ts';
 import { useCan } from '../lib/session.tsx';
 import { cursorPages, useTRPC, useTRPCClient } from '../lib/trpc.ts';
@@ -14,29 +15,7 @@ import { AuditTable } from '../ui/AuditTable.tsx';
 import { BreakGlassLog } from '../ui/BreakGlassLog.tsx';
 import { PageTitle, SelectField, Status, TextField } from '../ui/kit.tsx';
 
-const ACTIONS = [
-  'pasien.list',
-  'pasien.get',
-  'pasien.create',
-  'pasien.update',
-  'pasien.archive',
-  'audit.list',
-  'kunjungan.list',
-  'kunjungan.get',
-  'kunjungan.register',
-  'kunjungan.arrive',
-  'kunjungan.start',
-  'kunjungan.finish',
-  'kunjungan.cancel',
-  'klinis.riwayat',
-  'klinis.read',
-  'klinis.record',
-  'klinis.amend',
-  'klinis.retract',
-  'btg.open',
-  'btg.list',
-] as const;
-type Action = (typeof ACTIONS)[number];
+type Action = (typeof AUDIT_ACTIONS)[number];
 const FILTERS = ['action', 'actor', 'agen', 'pasien', 'dari', 'sampai'] as const;
 /** The `agen` filter: what AI agents did through the MCP server (`ya`), or everything else (`tidak`). */
 const AGENT_FILTER: Record<string, boolean> = { ya: true, tidak: false };
@@ -55,7 +34,7 @@ function dayBound(day: string, end: boolean): string | undefined {
 function auditInput(applied: Filters, badPatient: boolean) {
   return {
     limit: 50,
-    ...((ACTIONS as readonly string[]).includes(applied.action) ? { action: applied.action as Action } : {}),
+    ...((AUDIT_ACTIONS as readonly string[]).includes(applied.action) ? { action: applied.action as Action } : {}),
     ...(applied.actor ? { actorUserId: applied.actor } : {}),
     ...(Object.hasOwn(AGENT_FILTER, applied.agen) ? { agent: AGENT_FILTER[applied.agen] } : {}),
     ...(applied.pasien && !badPatient ? { pasienId: applied.pasien } : {}),
@@ -143,7 +122,7 @@ function AuditFilters({
         value={draft.action}
         onValue={set('action')}
         placeholder={t('audit.anyAction')}
-        options={ACTIONS.map((a) => ({ value: a, label: t(`audit.actions.${a}`) }))}
+        options={AUDIT_ACTIONS.map((a) => ({ value: a, label: t(`audit.actions.${a}`) }))}
       />
       {people ? (
         <SelectField

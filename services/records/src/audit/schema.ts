@@ -1,32 +1,10 @@
 // The audit trail as the API sees it: the actions recorded, the listing's filters (strict, one message
 // per field) and the entry returned.
 import { z } from 'zod';
+import { AUDIT_ACTIONS } from '@simrs/contracts/audit';
+import type { AuditAction } from '@simrs/contracts/audit';
 
-export const AUDIT_ACTIONS = [
-  'pasien.list',
-  'pasien.get',
-  'pasien.create',
-  'pasien.update',
-  'pasien.archive',
-  'audit.list',
-  'kunjungan.list',
-  'kunjungan.get',
-  'kunjungan.register',
-  'kunjungan.arrive',
-  'kunjungan.start',
-  'kunjungan.finish',
-  'kunjungan.cancel',
-  'klinis.riwayat',
-  'btg.open',
-  'btg.list',
-  'klinis.read',
-  'klinis.record',
-  'klinis.amend',
-  'klinis.retract',
-  'bulk.export',
-  'bulk.download',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+export type { AuditAction };
 
 export const auditListInput = z
   .strictObject(
