@@ -17,6 +17,7 @@ import { startRedisServer } from '../../scripts/lib/redis.ts';
 import type { RedisServer } from '../../scripts/lib/redis.ts';
 import { startStack } from '../../scripts/lib/stack.ts';
 import type { Stack } from '../../scripts/lib/stack.ts';
+import { scrape, sum } from '../support/prom.ts';
 import { seedUsers, signInWithOtp } from '../support/users.ts';
 import { startPatroni, TTL_SECONDS } from './patroni.ts';
 import type { PatroniCluster } from './patroni.ts';
@@ -86,6 +87,13 @@ async function checkAnswers(part: string, answers: Sent[]): Promise<void> {
   const statuses = [...byStatus].map(([s, n]) => `${s === 0 ? 'no answer' : s}: ${n}`).join(', ');
   const span = (Math.max(...answers.map((a) => a.endedAt)) - Math.min(...answers.map((a) => a.startedAt))) / 1000;
   figures.push([part, 'writes sent over s; answers by status', `${answers.length} over ${span.toFixed(1)}; ${statuses}`, '-']);
+  const retried = await scrape(stack!.urls.records);
+  figures.push([
+    part,
+    'database work sent again so far: reads; writes not committed',
+    `${sum(retried, 'records_db_retries_total', { reason: 'idempotent' })}; ${sum(retried, 'records_db_retries_total', { reason: 'not_committed' })}`,
+    '-',
+  ]);
   figures.push([
     part,
     '500s; 503s without Retry-After; acknowledged writes missing',

@@ -12,7 +12,8 @@ import type { CustomTypesConfig, QueryResultRow } from 'pg';
 import { createPool } from '@simrs/platform/db';
 import type { Pool, PoolClient } from '@simrs/platform/db';
 import { BEGIN, COMMIT, inOneWrite, SET_TENANT, preparedOn, sendTenantStatement } from '../shims/index.ts';
-import { isUnavailable } from './unavailable.ts';
+import { retriedOnce } from './retry.ts';
+import { isUnavailable, markNotCommitted } from './unavailable.ts';
 
 const DATE_OID = 1082;
 const TIMESTAMPTZ_OID = 1184;
@@ -85,6 +86,13 @@ function statementName(text: string): string {
   return name;
 }
 
+export interface OneOptions {
+  prepare?: boolean;
+  rowMode?: 'array';
+  /** Overrides the TenantDb's own: a GET that records state (an export's kick-off, a poll's time) is not idempotent. */
+  idempotent?: boolean;
+}
+
 /** The only way handlers reach Postgres: bound to one tenant for its whole life. */
 export interface TenantDb {
   readonly tenantId: string;
@@ -94,7 +102,7 @@ export interface TenantDb {
    * row object from a per-query template copied in dictionary mode, so reading a page of 20 patients
    * of 30 columns key by key costs more than reading them by position.
    */
-  one<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean; rowMode?: 'array' }): Promise<R[]>;
+  one<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: OneOptions): Promise<R[]>;
   /** Several statements in one transaction (committed when `work` resolves, rolled back when it throws). */
   tx<T>(work: (q: Querier) => Promise<T>): Promise<T>;
 }
@@ -105,11 +113,91 @@ async function settle(pending: Promise<unknown>[]): Promise<void> {
   if (failed) throw (failed as PromiseRejectedResult).reason;
 }
 
-export function tenantDb(pool: Pool, tenantId: string): TenantDb {
+/** One statement in its own transaction on `client` (TenantDb.one). */
+async function oneOn<R extends QueryResultRow>(
+  client: PoolClient,
+  discard: (why: Error) => void,
+  tenantId: string,
+  sql: string,
+  params: unknown[],
+  opts: OneOptions,
+): Promise<R[]> {
+  const config = statement(sql, params, opts.prepare ?? true, opts.rowMode);
+  // The usual case: everything is prepared on this connection, one Sync for the transaction.
+  if (preparedOn(client, config.name, sql)) {
+    try {
+      return (await sendTenantStatement(
+        client,
+        tenantId,
+        { name: config.name, text: sql, values: params, rowMode: opts.rowMode },
+        APP_TYPES,
+      )) as R[];
+    } catch (err) {
+      // Postgres skipped the rest of the transaction, COMMIT included: end it before the release.
+      // A connection whose ROLLBACK failed may still be inside the aborted transaction: it is not
+      // handed to the next request.
+      if (!isUnavailable(err)) await client.query('rollback').catch((rollbackErr: unknown) => discard(rollbackErr as Error));
+      throw err;
+    }
+  }
+  // The first time on this connection: as pg pipelines queries (a Sync each), which prepares
+  // BEGIN, the tenant, the statement and COMMIT for the next time.
+  const [begin, set, main, commit] = inOneWrite(
+    client,
+    () =>
+      [client.query(BEGIN), client.query({ ...SET_TENANT, values: [tenantId] }), client.query<R>(config), client.query(COMMIT)] as const,
+  );
+  // The statement's own error is the interesting one; COMMIT after a failure is a ROLLBACK.
+  await settle([begin, set, main, commit]).catch(async (err) => {
+    await main.catch((mainErr: unknown) => {
+      // Postgres refused the statement (or BEGIN before it): the transaction ended without COMMIT.
+      if (mainErr instanceof pg.DatabaseError) markNotCommitted(mainErr);
+      throw mainErr;
+    });
+    throw err;
+  });
+  return (await main).rows;
+}
+
+/** `work`'s statements in one transaction on `client` (TenantDb.tx). */
+async function txOn<T>(client: PoolClient, tenantId: string, work: (q: Querier) => Promise<T>): Promise<T> {
+  const opening = inOneWrite(client, () => [client.query('begin'), client.query({ ...SET_TENANT, values: [tenantId] })]);
+  opening.forEach((p) => p.catch(() => {}));
+  const q: Querier = {
+    query: async <R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) =>
+      (await client.query<R>(statement(sql, params, opts.prepare ?? false))).rows,
+  };
+  let result: T;
+  try {
+    result = await work(q);
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    // A failed BEGIN explains everything after it. Either way COMMIT was never sent.
+    const cause = await settle(opening).then(
+      () => err,
+      (openingErr: unknown) => openingErr,
+    );
+    markNotCommitted(cause);
+    throw cause;
+  }
+  await settle([...opening, client.query('commit')]);
+  return result;
+}
+
+export interface TenantDbOptions {
+  /** The work changes nothing when done twice (a read): sent again after any unavailability (db/retry.ts). */
+  idempotent?: boolean;
+}
+
+export function tenantDb(pool: Pool, tenantId: string, options: TenantDbOptions = {}): TenantDb {
   if (!tenantId) throw new Error('tenant id is required');
+  const idempotent = options.idempotent ?? false;
 
   async function withClient<T>(use: (client: PoolClient, discard: (why: Error) => void) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
+    const client = await pool.connect().catch((err: unknown) => {
+      markNotCommitted(err); // nothing was sent
+      throw err;
+    });
     let broken: Error | undefined;
     try {
       return await use(client, (why) => (broken = why));
@@ -124,66 +212,14 @@ export function tenantDb(pool: Pool, tenantId: string): TenantDb {
 
   return {
     tenantId,
-    one<R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean; rowMode?: 'array' } = {}) {
-      return withClient(async (client, discard) => {
-        const config = statement(sql, params, opts.prepare ?? true, opts.rowMode);
-        // The usual case: everything is prepared on this connection, one Sync for the transaction.
-        if (preparedOn(client, config.name, sql)) {
-          try {
-            return (await sendTenantStatement(
-              client,
-              tenantId,
-              { name: config.name, text: sql, values: params, rowMode: opts.rowMode },
-              APP_TYPES,
-            )) as R[];
-          } catch (err) {
-            // Postgres skipped the rest of the transaction, COMMIT included: end it before the release.
-            // A connection whose ROLLBACK failed may still be inside the aborted transaction: it is not
-            // handed to the next request.
-            if (!isUnavailable(err)) await client.query('rollback').catch((rollbackErr: unknown) => discard(rollbackErr as Error));
-            throw err;
-          }
-        }
-        // The first time on this connection: as pg pipelines queries (a Sync each), which prepares
-        // BEGIN, the tenant, the statement and COMMIT for the next time.
-        const [begin, set, main, commit] = inOneWrite(
-          client,
-          () =>
-            [
-              client.query(BEGIN),
-              client.query({ ...SET_TENANT, values: [tenantId] }),
-              client.query<R>(config),
-              client.query(COMMIT),
-            ] as const,
-        );
-        // The statement's own error is the interesting one; COMMIT after a failure is a ROLLBACK.
-        await settle([begin, set, main, commit]).catch(async (err) => {
-          await main.catch((mainErr: unknown) => {
-            throw mainErr;
-          });
-          throw err;
-        });
-        return (await main).rows;
-      });
+    one<R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: OneOptions = {}) {
+      return retriedOnce(
+        () => withClient((client, discard) => oneOn<R>(client, discard, tenantId, sql, params, opts)),
+        opts.idempotent ?? idempotent,
+      );
     },
     tx<T>(work: (q: Querier) => Promise<T>) {
-      return withClient(async (client) => {
-        const opening = inOneWrite(client, () => [client.query('begin'), client.query({ ...SET_TENANT, values: [tenantId] })]);
-        opening.forEach((p) => p.catch(() => {}));
-        const q: Querier = {
-          query: async <R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) =>
-            (await client.query<R>(statement(sql, params, opts.prepare ?? false))).rows,
-        };
-        try {
-          const result = await work(q);
-          await settle([...opening, client.query('commit')]);
-          return result;
-        } catch (err) {
-          await client.query('rollback').catch(() => {});
-          await settle(opening); // a failed BEGIN explains everything after it
-          throw err;
-        }
-      });
+      return retriedOnce(() => withClient((client) => txOn(client, tenantId, work)), idempotent);
     },
   };
 }

@@ -27,3 +27,16 @@ export function isUnavailable(err: unknown): boolean {
     /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|not queryable|Client was closed/i.test(message)
   );
 }
+
+// Failures that prove a transaction did not commit, marked where that is known: no connection was
+// had, or Postgres answered an error to a statement before COMMIT (it then skips the rest, COMMIT
+// included). A connection lost after COMMIT was sent proves nothing: the commit may have happened.
+const notCommitted = new WeakSet<object>();
+
+export function markNotCommitted(err: unknown): void {
+  if (typeof err === 'object' && err !== null) notCommitted.add(err);
+}
+
+export function provedNotCommitted(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && notCommitted.has(err);
+}

@@ -74,7 +74,8 @@ export function exportJobs({ db, actor }: TenantScope) {
         audit as (${audit(p, 'bulk.export', input.patientId ? `array[${p(input.patientId)}::uuid]` : "'{}'::uuid[]", details)})
         select ${COLUMNS} from job j`;
       try {
-        return toJob((await db.one<Row>(sql, values))[0]!);
+        // Kicked off by a GET, yet a second insert would be a second job: not sent again blindly.
+        return toJob((await db.one<Row>(sql, values, { idempotent: false }))[0]!);
       } catch (err) {
         if (isUniqueViolation(err)) throw new ExportBusy('an export of this hospital is already running');
         throw err;
@@ -93,7 +94,8 @@ export function exportJobs({ db, actor }: TenantScope) {
         polled as (update records.export_job set last_polled_at = now()
                     where id = (select id::uuid from found where not coalesce(too_soon, false)))
         select * from found`;
-      const row = (await db.one<Row>(sql, values))[0];
+      // Sent again after a lost answer, the poll would find itself too soon.
+      const row = (await db.one<Row>(sql, values, { idempotent: false }))[0];
       if (!row) return {};
       return row.too_soon === true ? { tooSoon: true } : { job: toJob(row) };
     },

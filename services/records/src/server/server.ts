@@ -62,7 +62,8 @@ function contextFor(deps: RecordsDeps, verify: PrincipalVerifier, cursors: Curso
     }
     const scope = principal
       ? {
-          db: tenantDb(deps.pool, principal.tenantId),
+          // A GET's work may be sent again after a dropped connection (db/retry.ts); other methods' only when uncommitted.
+          db: tenantDb(deps.pool, principal.tenantId, { idempotent: req.method === 'GET' || req.method === 'HEAD' }),
           actor: { userId: principal.userId, role: principal.role, clientId: principal.clientId, requestId, traceId },
           cursors,
         }

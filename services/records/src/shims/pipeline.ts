@@ -35,6 +35,7 @@
 import { createRequire } from 'node:module';
 import pg from 'pg';
 import type { CustomTypesConfig } from 'pg';
+import { markNotCommitted } from '../db/unavailable.ts';
 
 // pg's own mapping of values to the wire (dates, arrays, JSON), as its queries bind them.
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue(value: unknown): unknown };
@@ -88,6 +89,7 @@ function parsersFor(key: string | undefined, msg: FieldMessage, types: CustomTyp
 }
 
 const MAIN = 2;
+const COMMIT_STEP = 3;
 
 /**
  * pg's Query, as far as this module uses it. pg refuses in pipeline mode any Submittable that is not
@@ -197,6 +199,8 @@ class TenantStatement extends QueryBase {
   }
 
   handleError(err: Error): void {
+    // Postgres refused a statement before COMMIT: it skips the rest, so nothing was committed.
+    if (err instanceof pg.DatabaseError && this.#step < COMMIT_STEP) markNotCommitted(err);
     this.#done(this.#failed ?? err);
   }
 
