@@ -26,9 +26,11 @@ export function sentinelOptions(settings: RedisSettings): RedisOptions {
     }),
     name: settings.REDIS_MASTER_NAME,
     role: 'master',
-    // Sentinels tell ioredis of a new master as soon as they agree on it (+switch-master), instead of
-    // waiting for the old connection to fail.
-    failoverDetector: true,
+    // No failoverDetector: its subscriptions outlive the connection they watch, and a +switch-master
+    // that lands while the client is already reconnecting closes the connector under it, which ends
+    // the client for good (status 'end', every command refused, no further reconnect). A killed master
+    // closes its connections and a demoted one answers READONLY (below); either way the reconnect asks
+    // the Sentinels again.
     sentinelRetryStrategy: (times) => Math.min(times * 200, 2_000),
   };
 }
@@ -49,7 +51,8 @@ export function createRedis(target: string | RedisSettings, name: string): Redis
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     enableAutoPipelining: true,
-    retryStrategy: (times) => Math.min(times * 200, 2_000),
+    // Quick first tries: after a failover the Sentinels name the new master within seconds.
+    retryStrategy: (times) => Math.min(times * 100, 1_000),
     reconnectOnError: reconnectOnReadOnly,
     ...sentinelOptions(settings),
   });
