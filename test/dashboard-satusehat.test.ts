@@ -68,7 +68,8 @@ describe('SATUSEHAT', () => {
         const session = (await (await fetch('/api/auth/get-session')).json()) as { user: { id: string } };
         return session.user.id;
       });
-      dataOf(await records.mutate('poli.assign', { poliId: h.poliId, userId: doctorId }, h.admin));
+      const admin = await records.principal(TENANT, 'tenant_admin'); // h.admin may have aged past its minute by now
+      dataOf(await records.mutate('poli.assign', { poliId: h.poliId, userId: doctorId }, admin));
       await doctor.page.goto(`/kunjungan/${v.visit}`);
       await doctor.page.locator('#visit-sync[data-sync="failed"]', { hasText: 'SATUSEHAT: Gagal' }).waitFor();
 
