@@ -1,7 +1,7 @@
 // The dashboard's SATUSEHAT page in Chromium, against the whole stack with the stand-in platform: the
 // administrator saves the connection (the secret never shown again) and tests it; a visit the platform
 // refused is listed with the platform's own message; once the cause is gone the administrator resends
-// it and it shows as sent.
+// it and it shows as sent. The doctor's visit page shows the same visit's sync state, failed and then sent.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -10,7 +10,7 @@ import { startSatusehatPeer } from '@simrs/platform/testing/satusehat-peer';
 import type { SatusehatPeer } from '@simrs/platform/testing/satusehat-peer';
 import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
-import { FAST_SATUSEHAT, hospital, outboxOf } from '@simrs/records/testing';
+import { dataOf, FAST_SATUSEHAT, hospital, outboxOf } from '@simrs/records/testing';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import type { RedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
@@ -38,7 +38,10 @@ before(async () => {
     smtpUrl: smtp.url,
     env: { records: { SATUSEHAT_STAGING_URL: peer.url, ...FAST_SATUSEHAT } },
   });
-  await seedUsers(stack, [{ email: USERS.admin, tenant: TENANT, role: ROLE_OF.admin }]);
+  await seedUsers(stack, [
+    { email: USERS.admin, tenant: TENANT, role: ROLE_OF.admin },
+    { email: USERS.doctor, tenant: TENANT, role: ROLE_OF.doctor },
+  ]);
   records = await recordsDirect(stack);
   ({ browser, close: closeBrowser } = await launchBrowser());
 });
@@ -57,7 +60,19 @@ describe('SATUSEHAT', () => {
     const v = await h.finishedVisit();
     await waitFor('the platform to refuse the visit', async () => (await outboxOf(records, v.visit))?.state === 'failed', 30_000);
     const { context, page } = await openContext({ browser, stack, smtp }, USERS.admin);
+    const doctor = await openContext({ browser, stack, smtp }, USERS.doctor);
     try {
+      // The doctor works at the visit's clinic (a treatment relationship), so the visit page opens in full.
+      await doctor.page.goto('/');
+      const doctorId = await doctor.page.evaluate(async () => {
+        const session = (await (await fetch('/api/auth/get-session')).json()) as { user: { id: string } };
+        return session.user.id;
+      });
+      const admin = await records.principal(TENANT, 'tenant_admin'); // h.admin may have aged past its minute by now
+      dataOf(await records.mutate('poli.assign', { poliId: h.poliId, userId: doctorId }, admin));
+      await doctor.page.goto(`/kunjungan/${v.visit}`);
+      await doctor.page.locator('#visit-sync[data-sync="failed"]', { hasText: 'SATUSEHAT: Gagal' }).waitFor();
+
       await page.goto('/admin/satusehat');
       await page.getByLabel('Client ID').fill(h.clientId);
       await page.getByLabel('Client secret').fill(h.clientSecret);
@@ -81,9 +96,11 @@ describe('SATUSEHAT', () => {
       await page.getByLabel('Tampilkan').selectOption('sent');
       await page.locator(`#satusehat-list tr[data-visit="${v.visit}"][data-state="sent"]`).waitFor({ timeout: 30_000 });
       assert.equal((await outboxOf(records, v.visit))?.state, 'sent');
+      await doctor.page.reload();
+      await doctor.page.locator('#visit-sync[data-sync="sent"]', { hasText: 'SATUSEHAT: Terkirim' }).waitFor();
       assert.equal((await peer.resources('Encounter')).filter((e) => e.identifier[0].value === v.noKunjungan).length, 1);
     } finally {
-      await context.close();
+      await Promise.all([context.close(), doctor.context.close()]);
     }
   });
 });

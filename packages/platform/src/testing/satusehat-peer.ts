@@ -1,7 +1,9 @@
 // A stand-in for SATUSEHAT, the Indonesian Ministry of Health's FHIR R4 platform, which tests cannot
 // reach. The FHIR interactions (create, conditional create, search by identifier, read, update) are
-// served by a real FHIR server library, @medplum/fhir-router over its in-memory repository; before
-// anything is stored it is checked as satusehat-rules.ts says and refused with an OperationOutcome.
+// served by a real FHIR server library, @medplum/fhir-router over its in-memory repository, with an
+// index by identifier in front (identifier-index.ts) so that a search costs the same however much the
+// stand-in holds; before anything is stored it is checked as satusehat-rules.ts says and refused with
+// an OperationOutcome.
 // In front sits the token endpoint as SATUSEHAT's documentation shows it (form-encoded client
 // credentials, an answer with `token_type: "BearerToken"` and `expires_in` as a string), with
 // credentials per hospital; every FHIR request must carry a token of the organization its resource
@@ -11,8 +13,9 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getStatus, isOperationOutcome } from '@medplum/core';
-import { FhirRouter, MemoryRepository } from '@medplum/fhir-router';
+import { FhirRouter } from '@medplum/fhir-router';
 import type { FhirRequest } from '@medplum/fhir-router';
+import { IdentifierIndexedRepository } from './identifier-index.ts';
 import { checkIncoming, IHS_SYSTEM, indexDefinitions, NIK_SYSTEM, referencesOf, Refusal } from './satusehat-rules.ts';
 
 export { NIK_SYSTEM, IHS_SYSTEM, sysIds } from './satusehat-rules.ts';
@@ -94,13 +97,21 @@ function send(
 export async function startSatusehatPeer(opts: { expiresInSeconds?: number } = {}): Promise<SatusehatPeer> {
   indexDefinitions();
   const router = new FhirRouter();
-  const repo = new MemoryRepository();
+  const repo = new IdentifierIndexedRepository();
   const tenants = new Map<string, PeerTenant>();
   const tokens = new Map<string, { organizationId: string; expiresAt: number }>();
   const faults: Injected[] = [];
   const sockets = new Set<Socket>();
   const expiresIn = opts.expiresInSeconds ?? 14_399;
   let down = false;
+  // The repository's interactions run one at a time, as a database runs one serializable transaction
+  // after another: a conditional create then never misses a resource stored while it looked.
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = turn.then(work);
+    turn = result.catch(() => undefined);
+    return result;
+  };
 
   const peer: SatusehatPeer = {
     url: '',
@@ -125,12 +136,14 @@ export async function startSatusehatPeer(opts: { expiresInSeconds?: number } = {
 
   async function seedPerson(type: 'Patient' | 'Practitioner', nik: string, name: string): Promise<string> {
     const ihs = type === 'Patient' ? `P${randomBytes(5).toString('hex')}` : `N${randomBytes(5).toString('hex')}`;
-    await repo.createResource({
-      resourceType: type,
-      id: ihs,
-      identifier: [{ system: NIK_SYSTEM, value: nik }, ...(type === 'Patient' ? [{ system: IHS_SYSTEM, value: ihs }] : [])],
-      name: [{ text: name }],
-    } as Json as Parameters<typeof repo.createResource>[0]);
+    await inTurn(() =>
+      repo.createResource({
+        resourceType: type,
+        id: ihs,
+        identifier: [{ system: NIK_SYSTEM, value: nik }, ...(type === 'Patient' ? [{ system: IHS_SYSTEM, value: ihs }] : [])],
+        name: [{ text: name }],
+      } as Json as Parameters<typeof repo.createResource>[0]),
+    );
     return ihs;
   }
 
@@ -232,18 +245,22 @@ export async function startSatusehatPeer(opts: { expiresInSeconds?: number } = {
     if (fault?.fault === 'duplicate') return answer(400, outcome('duplicate', 'Found duplicate resource'));
     if (fault?.fault === 'slow') await new Promise((r) => setTimeout(r, fault.delayMs));
     const conditional = typeof req.headers['if-none-exist'] === 'string';
-    if (body && (req.method === 'POST' || req.method === 'PUT')) {
-      try {
-        checkIncoming(body, held.organizationId);
-        await checkStored(body, conditional || req.method === 'PUT');
-      } catch (err) {
-        if (err instanceof Refusal) return answer(err.status, outcome(err.code, err.message));
-        throw err;
-      }
-    }
     const query = Object.fromEntries(url.searchParams);
     const request = { method: req.method, url: entry.path, pathname: '', params: {}, query, body, headers: req.headers } as FhirRequest;
-    const [result, resource] = await router.handleRequest(request, repo);
+    const handled = await inTurn(async () => {
+      if (body && (req.method === 'POST' || req.method === 'PUT')) {
+        try {
+          checkIncoming(body, held.organizationId);
+          await checkStored(body, conditional || req.method === 'PUT');
+        } catch (err) {
+          if (err instanceof Refusal) return err;
+          throw err;
+        }
+      }
+      return router.handleRequest(request, repo);
+    });
+    if (handled instanceof Refusal) return answer(handled.status, outcome(handled.code, handled.message));
+    const [result, resource] = handled;
     const status = getStatus(result);
     if (status === 201 && resourceType) peer.counters.creates[resourceType] = (peer.counters.creates[resourceType] ?? 0) + 1;
     if (fault?.fault === 'timeout-after-store') {

@@ -3,6 +3,7 @@
 // made ready to send (organization id, connection, a clinic, a doctor known to the platform by NIK) that
 // finishes visits of patients the platform knows.
 import { randomBytes } from 'node:crypto';
+import { PRINCIPAL_TTL_SECONDS } from '@simrs/contracts/principal';
 import { freePort, startService, testRedisUrl, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
 import type { SatusehatPeer } from '@simrs/platform/testing/satusehat-peer';
@@ -47,6 +48,7 @@ export interface Hospital {
   clientId: string;
   /** What the platform takes as this hospital's client secret. */
   clientSecret: string;
+  /** The administrator's and the doctor's principals as minted at the start (a minute's life; finishedVisit mints its own). */
   admin: string;
   doctor: string;
   /** The doctor's user id and the NIK the platform knows them by. */
@@ -62,6 +64,16 @@ let serial = 5_000;
 /** What hospital() needs of records: the test kit's records process, or a stack's records reached directly. */
 export type RecordsCaller = Pick<RecordsUnderTest, 'principal' | 'mutate' | 'owner'>;
 
+/** A role's principal, minted again once half its life has gone: a long run (the bench's thousand visits) outlives one. */
+function freshPrincipal(r: RecordsCaller, tenant: string, role: string, overrides: { userId?: string } = {}): () => Promise<string> {
+  let held: { token: Promise<string>; at: number } | undefined;
+  return () => {
+    if (!held || Date.now() - held.at > (PRINCIPAL_TTL_SECONDS * 1000) / 2)
+      held = { token: r.principal(tenant, role, overrides), at: Date.now() };
+    return held.token;
+  };
+}
+
 /** A hospital (a fresh tenant id unless given, so Redis keys never meet another run's) ready to send to `peer`. */
 export async function hospital(r: RecordsCaller, peer: SatusehatPeer, name: string, tenantId?: string): Promise<Hospital> {
   const tenant = tenantId ?? `${name}-${randomBytes(4).toString('hex')}`;
@@ -69,9 +81,12 @@ export async function hospital(r: RecordsCaller, peer: SatusehatPeer, name: stri
   const clientId = `client-${tenant}`;
   const clientSecret = `secret-${randomBytes(16).toString('hex')}`;
   peer.addTenant({ organizationId, clientId, clientSecret });
-  const admin = await r.principal(tenant, 'tenant_admin');
-  const clerk = await r.principal(tenant, 'registration_clerk');
-  const doctor = await r.principal(tenant, 'doctor', { userId: `dr-${tenant}` });
+  const as = {
+    admin: freshPrincipal(r, tenant, 'tenant_admin'),
+    clerk: freshPrincipal(r, tenant, 'registration_clerk'),
+    doctor: freshPrincipal(r, tenant, 'doctor', { userId: `dr-${tenant}` }),
+  };
+  const [admin, doctor] = [await as.admin(), await as.doctor()];
   const poliId = dataOf<{ id: string }>(await r.mutate('poli.create', { kode: 'UMUM', nama: 'Poli Umum' }, admin)).id;
   dataOf(await r.mutate('poli.assign', { poliId, userId: `dr-${tenant}` }, admin));
   dataOf(await r.mutate('pengaturan.update', { organizationId }, admin));
@@ -102,13 +117,13 @@ export async function hospital(r: RecordsCaller, peer: SatusehatPeer, name: stri
     async finishedVisit({ knownToPlatform = true } = {}) {
       const pasien = newPasien(++serial);
       if (knownToPlatform) await peer.addPatient(String(pasien.nik), String(pasien.nama));
-      const pasienId = dataOf<{ id: string }>(await r.mutate('pasien.create', pasien, admin)).id;
-      const v = dataOf<{ id: string; noKunjungan: string }>(await r.mutate('kunjungan.register', { pasienId, poliId }, clerk));
-      dataOf(await r.mutate('kunjungan.arrive', { id: v.id }, clerk));
-      dataOf(await r.mutate('kunjungan.start', { id: v.id }, doctor));
-      dataOf(await r.mutate('vital.record', { kunjunganId: v.id, measurements: BP(120, 80) }, doctor));
-      dataOf(await r.mutate('diagnosis.record', { kunjunganId: v.id, code: 'J06.9', rank: 'primary' }, doctor));
-      dataOf(await r.mutate('kunjungan.finish', { id: v.id }, doctor));
+      const pasienId = dataOf<{ id: string }>(await r.mutate('pasien.create', pasien, await as.admin())).id;
+      const v = dataOf<{ id: string; noKunjungan: string }>(await r.mutate('kunjungan.register', { pasienId, poliId }, await as.clerk()));
+      dataOf(await r.mutate('kunjungan.arrive', { id: v.id }, await as.clerk()));
+      dataOf(await r.mutate('kunjungan.start', { id: v.id }, await as.doctor()));
+      dataOf(await r.mutate('vital.record', { kunjunganId: v.id, measurements: BP(120, 80) }, await as.doctor()));
+      dataOf(await r.mutate('diagnosis.record', { kunjunganId: v.id, code: 'J06.9', rank: 'primary' }, await as.doctor()));
+      dataOf(await r.mutate('kunjungan.finish', { id: v.id }, await as.doctor()));
       return { pasienId, visit: v.id, noKunjungan: v.noKunjungan };
     },
   };
