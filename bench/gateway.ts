@@ -225,7 +225,11 @@ async function bareProxyRows(
   cookie: Measured,
   measured: Measure,
 ): Promise<Row[]> {
-  const proxied = await measured({ url: `${bare.url}${listPath(input)}`, headers: paths(input).bearer.headers });
+  const target = { url: `${bare.url}${listPath(input)}`, headers: paths(input).bearer.headers };
+  const answer = async (t: ListTarget) => (await fetch(t.url, { headers: t.headers })).text();
+  const [viaGateway, viaBare] = [await answer(paths(input).bearer), await answer(target)];
+  if (viaGateway !== viaBare) throw new Error(`the bare proxy's answer differs from the gateway's:\n${viaBare.slice(0, 300)}`);
+  const proxied = await measured(target);
   const cpu = (m: Measured, name: string) => (m.result.requests > 0 ? ((m.usage.cpu[name] ?? 0) * 1000) / m.result.requests : 0);
   const bareMs = cpu(proxied, 'bare');
   const ratio = (m: Measured) => round(cpu(m, 'gateway') / bareMs);
