@@ -2,32 +2,31 @@
 // 1. the database's ceiling: pgbench sending exactly records' statements for pasien.list (first page of
 //    20, and a name search) over as many connections as records' pool holds (ceiling.ts);
 // 2. pasien.list straight to records (signed principal), through the gateway with an OAuth bearer
-//    token, and with a session cookie, 50 connections from wrk in its own process (wrk.ts);
+//    token, with a session cookie, and through a bare proxy (bare-proxy.ts: the gateway's limit), 50
+//    connections from wrk in its own process (wrk.ts);
 // 3. token refreshes at the token endpoint, independent families each rotating on every call;
 // with each service's CPU time per request (from /proc, so cores per 10,000 req/s follow) and its RSS
 // idle and at its peak under load. Targets are printed, met or SHORT; nothing here is a test.
 // Run alone: `node bench/gateway.ts` (BENCH_GATEWAY_SECONDS, BENCH_GATEWAY_CONNECTIONS,
 // BENCH_REFRESH_FAMILIES=0 to skip refreshes, BENCH_PROFILE_DIR=<dir> to write each service's --cpu-prof there).
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { signPrincipal } from '@simrs/contracts/principal';
-import { syntheticPasien } from '@simrs/records/synth';
 import { testServerUrl } from '@simrs/platform/testing';
 import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
-import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import { build } from '../scripts/build.ts';
 import { recordsAppUrl, startStack } from '../scripts/lib/stack.ts';
 import type { ServiceName, Stack } from '../scripts/lib/stack.ts';
-import { Browserless } from '../test/support/oauth.ts';
-import { seedUsers } from '../test/support/users.ts';
 import { pasienListStatements, pgbenchCeiling } from './ceiling.ts';
+import { doctorPaths, listPath, recordsBackends, seed } from './doctor.ts';
+import type { ListTarget } from './doctor.ts';
 import type { LoadResult } from './load.ts';
 import { printTable } from './load.ts';
 import os from 'node:os';
 import { cpuBetween, cpuByPid, measureUsage, pidsOf, reapedChildrenCpuSeconds, rssMb } from './procstat.ts';
 import type { Usage } from './procstat.ts';
-import { accessTokenFrom, DOCTOR, refreshFamilies, refreshLoad, registerBenchClient } from './refresh.ts';
+import { startBareProxy } from './bare-proxy.ts';
+import type { BareProxy } from './bare-proxy.ts';
+import { refreshLoad } from './refresh.ts';
 import { TENANT } from './records.ts';
 import { conditions, loadFromChild } from './wrk.ts';
 
@@ -44,7 +43,6 @@ const NODE_OPTIONS = [process.env.BENCH_NODE_OPTIONS, PROFILE_DIR ? `--cpu-prof 
   .filter(Boolean)
   .join(' ');
 const SERVICES: ServiceName[] = ['gateway', 'identity', 'records', 'notifier'];
-export const listPath = (input: unknown) => `/trpc/pasien.list?input=${encodeURIComponent(JSON.stringify(input))}`;
 const FIRST_PAGE = { limit: 20 };
 const NAME_SEARCH = { q: 'siti', limit: 20 };
 
@@ -150,70 +148,6 @@ function machineBoundRows(direct: Measured, bearer: Measured): Row[] {
   ];
 }
 
-/**
- * The bench tenant: its admin and doctor, and 300 patients registered one after the other through
- * records' own API (so their medical record numbers follow the same order every run). Also used by ab.ts.
- */
-export async function seed(stack: Stack): Promise<void> {
-  await seedUsers(stack, [
-    { email: `admin@${TENANT}.test`, tenant: TENANT, role: 'tenant_admin' },
-    { email: DOCTOR, tenant: TENANT, role: 'doctor' },
-  ]);
-  const principal = await signPrincipal(
-    { userId: randomUUID(), tenantId: TENANT, role: 'registration_clerk', scopes: ['simrs:read', 'simrs:write'] },
-    stack.secrets.principal,
-    600,
-  );
-  for (let i = 0; i < 300; i++) {
-    const res = await fetch(`${stack.urls.records}/trpc/pasien.create`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-simrs-principal': principal },
-      body: JSON.stringify(syntheticPasien(7, i)),
-    });
-    if (res.status !== 200) throw new Error(`pasien.create answered ${res.status}: ${await res.text()}`);
-  }
-  const owner = new pg.Client({ connectionString: stack.databases.records });
-  await owner.connect();
-  await owner.query('vacuum analyze records.pasien, records.pasien_nama');
-  await owner.end();
-}
-
-/** The pids of the Postgres backends records' pool holds open on its database (by application_name). */
-export async function recordsBackends(owner: pg.ClientBase, recordsUrl: string): Promise<number[]> {
-  const db = new URL(recordsUrl).pathname.slice(1);
-  const sql = "select pid from pg_stat_activity where datname = $1 and application_name = 'records'";
-  return (await owner.query<{ pid: number }>(sql, [db])).rows.map((r) => r.pid);
-}
-
-export interface ListTarget {
-  url: string;
-  headers: Record<string, string>;
-}
-
-/**
- * The bench doctor on every way to pasien.list: a signed principal straight to records, an OAuth bearer
- * token and a session cookie through the gateway. Also `families` refresh-token families of the
- * doctor's for a refresh load. Also used by ab.ts.
- */
-export async function doctorPaths(stack: Stack, smtp: SmtpPeer, families: number) {
-  const app = await registerBenchClient(stack, TENANT);
-  const browser = new Browserless(stack);
-  const tokens = await refreshFamilies(stack, smtp, app, browser, families + 1);
-  const accessToken = await accessTokenFrom(stack, app, tokens.pop()!);
-  const doctorId = ((await (await browser.fetch('/api/auth/get-session')).json()) as { user: { id: string } }).user.id;
-  const principal = await signPrincipal(
-    { userId: doctorId, tenantId: TENANT, role: 'doctor', scopes: ['simrs:read', 'simrs:write'] },
-    stack.secrets.principal,
-    3600,
-  );
-  const paths = (input: unknown): Record<'direct' | 'bearer' | 'cookie', ListTarget> => ({
-    direct: { url: `${stack.urls.records}${listPath(input)}`, headers: { 'x-simrs-principal': principal } },
-    bearer: { url: `${stack.gatewayUrl}${listPath(input)}`, headers: { authorization: `Bearer ${accessToken}` } },
-    cookie: { url: `${stack.gatewayUrl}${listPath(input)}`, headers: { cookie: browser.cookie, origin: stack.publicUrl } },
-  });
-  return { app, families: tokens, paths };
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Pids = Record<string, number>;
 type Mb = Record<string, number>;
@@ -279,8 +213,55 @@ function pathMeasurer(stack: Stack, owner: pg.ClientBase, redisPort: number, pid
 
 type Measure = ReturnType<typeof pathMeasurer>;
 
+/**
+ * The bare proxy on the same load, connections and answer as the bearer path, and the gateway's CPU per
+ * request against its own (bearer: the target; cookie: for information).
+ */
+async function bareProxyRows(
+  bare: BareProxy,
+  input: unknown,
+  paths: Paths,
+  bearer: Measured,
+  cookie: Measured,
+  measured: Measure,
+): Promise<Row[]> {
+  const target = { url: `${bare.url}${listPath(input)}`, headers: paths(input).bearer.headers };
+  const answer = async (t: ListTarget) => (await fetch(t.url, { headers: t.headers })).text();
+  const [viaGateway, viaBare] = [await answer(paths(input).bearer), await answer(target)];
+  if (viaGateway !== viaBare) throw new Error(`the bare proxy's answer differs from the gateway's:\n${viaBare.slice(0, 300)}`);
+  const proxied = await measured(target);
+  const cpu = (m: Measured, name: string) => (m.result.requests > 0 ? ((m.usage.cpu[name] ?? 0) * 1000) / m.result.requests : 0);
+  const bareMs = cpu(proxied, 'bare');
+  const ratio = (m: Measured) => round(cpu(m, 'gateway') / bareMs);
+  const all = perRequest(proxied.result, proxied.usage, proxied.pathCpu).all + bareMs;
+  return [
+    {
+      ...row(
+        'pasien.list first page via a bare proxy (node:http + undici, no checks, no telemetry)',
+        proxied.result,
+        proxied.usage,
+        proxied.pathCpu,
+      ),
+      'all_cpu_ms/req': round(all, 3),
+      'bare_proxy_cpu_ms/req': round(bareMs, 3),
+    },
+    {
+      name: `gateway CPU ÷ bare-proxy CPU per request, bearer (${round(cpu(bearer, 'gateway'), 3)} ÷ ${round(bareMs, 3)} ms; target at most 2×): ${verdict(ratio(bearer) <= 2)}`,
+      'req/s': ratio(bearer),
+    },
+    { name: 'gateway CPU ÷ bare-proxy CPU per request, session cookie (information)', 'req/s': ratio(cookie) },
+  ];
+}
+
 /** The gateway's paths (bearer token, session cookie) against the direct one, and what the machine allows. */
-async function throughGatewayRows(label: string, input: unknown, direct: Measured, paths: Paths, measured: Measure): Promise<Row[]> {
+async function throughGatewayRows(
+  label: string,
+  input: unknown,
+  direct: Measured,
+  paths: Paths,
+  measured: Measure,
+  bare: BareProxy,
+): Promise<Row[]> {
   const bearer = await measured(paths(input).bearer);
   const cookie = await measured(paths(input).cookie);
   const bearerRatio = bearer.result.rps / direct.result.rps;
@@ -290,7 +271,8 @@ async function throughGatewayRows(label: string, input: unknown, direct: Measure
   return [
     row(`pasien.list ${label} via gateway, bearer token`, bearer.result, bearer.usage, bearer.pathCpu),
     row(`pasien.list ${label} via gateway, session cookie`, cookie.result, cookie.usage, cookie.pathCpu),
-    ratioRow('ratio gateway(bearer)/direct', bearerRatio, 0.85),
+    ...(await bareProxyRows(bare, input, paths, bearer, cookie, measured)),
+    ratioRow('ratio gateway(bearer)/direct (information)', bearerRatio, 0.85),
     ratioRow('ratio cookie/bearer', cookieRatio, 0.9),
     ...machineBoundRows(direct, bearer),
     {
@@ -303,7 +285,7 @@ async function throughGatewayRows(label: string, input: unknown, direct: Measure
 }
 
 /** pasien.list's first page (every path) and a name search (records only), each against the database's ceiling. */
-async function listRows(stack: Stack, paths: Paths, measured: Measure): Promise<Row[]> {
+async function listRows(stack: Stack, paths: Paths, measured: Measure, bare: BareProxy): Promise<Row[]> {
   const appUrl = recordsAppUrl(stack.databases.records);
   const rows: Row[] = [];
   const [firstPage, nameSearch] = await pasienListStatements(stack, TENANT, [FIRST_PAGE, NAME_SEARCH]);
@@ -318,7 +300,7 @@ async function listRows(stack: Stack, paths: Paths, measured: Measure): Promise<
     const direct = await measured(paths(c.input).direct);
     rows.push(row(`pasien.list ${c.label} straight to records`, direct.result, direct.usage, direct.pathCpu));
     rows.push(ratioRow(`ratio records/database ceiling, ${c.label}`, direct.result.rps / ceiling.tps, 0.5));
-    if (c.through) rows.push(...(await throughGatewayRows(c.label, c.input, direct, paths, measured)));
+    if (c.through) rows.push(...(await throughGatewayRows(c.label, c.input, direct, paths, measured, bare)));
   }
   return rows;
 }
@@ -351,6 +333,7 @@ function printMemory(idle: Mb, peak: Mb, after5: Mb, after: Mb): void {
 export async function benchGateway(): Promise<Row[]> {
   const [redis, smtp] = await Promise.all([startRedisServer(), startSmtpPeer()]);
   let stack: Stack | undefined;
+  let bare: BareProxy | undefined;
   try {
     stack = await startBenchStack(redis.url, smtp.url);
     const pids: Pids = Object.fromEntries(SERVICES.map((s) => [s, stack!.services[s].child.pid!]));
@@ -362,9 +345,12 @@ export async function benchGateway(): Promise<Row[]> {
 
     const { app, families, paths } = await doctorPaths(stack, smtp, REFRESH_FAMILIES);
     const peak = await warmUp(pids, paths);
+    // The doctor's principal of the direct path, signed with the stack's secret (bare-proxy.ts says why).
+    bare = await startBareProxy(stack.urls.records, paths(FIRST_PAGE).direct.headers['x-simrs-principal']!);
+    await loadFromChild({ url: `${bare.url}${listPath(FIRST_PAGE)}`, connections: CONNECTIONS, durationMs: 2000 });
     const owner = new pg.Client({ connectionString: stack.databases.records });
     await owner.connect();
-    const rows = await listRows(stack, paths, pathMeasurer(stack, owner, redis.port, pids, peak));
+    const rows = await listRows(stack, paths, pathMeasurer(stack, owner, redis.port, { ...pids, bare: bare.pid }, peak), bare);
     await owner.end();
     if (families.length > 0) rows.push(await refreshRow(stack, app, families, pids, peak));
     // Idle again after the load: what the services keep, 5 s after (V8 still holds its pages) and 35 s
@@ -375,6 +361,7 @@ export async function benchGateway(): Promise<Row[]> {
     printMemory(idle, peak, after5, rssNow(pids));
     return rows;
   } finally {
+    await bare?.stop();
     await stack?.stop().catch(() => {});
     await Promise.all([redis.stop(), smtp.stop()]).catch(() => {});
   }

@@ -8,6 +8,8 @@ import { startRedisServer } from '../scripts/lib/redis.ts';
 import type { RedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
+import { readFileSync } from 'node:fs';
+import { RUNTIME_SERIES } from '@simrs/platform/runtime-metrics';
 import { has, scrape, sum } from './support/prom.ts';
 import type { Sample } from './support/prom.ts';
 import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
@@ -168,11 +170,36 @@ describe('metrics after traffic', () => {
     assert.ok(sum(s, 'pg_pool_max', { pool: 'notifier' }) > 0);
   });
 
+  test("every service: its process's event loop, heap by space, GC pauses and RSS, labelled with its name", () => {
+    for (const [service, samples] of Object.entries(scrapes)) {
+      const of = (name: string, labels: Record<string, string> = {}) => sum(samples!, name, { service_name: service, ...labels });
+      const missing = RUNTIME_SERIES.filter((name) => !has(samples!, name, { service_name: service }));
+      assert.deepEqual(missing, [], `${service} exposes every runtime series`);
+      // The RSS it reports is the process's own, as the kernel counts it (read just after the scrape).
+      const pid = stack.services[service as keyof typeof scrapes].child.pid!;
+      const kernelRss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+      const rss = of('process_memory_usage');
+      assert.ok(rss > 20e6 && Math.abs(rss - kernelRss) < kernelRss * 0.25, `${service} RSS ${rss} against the kernel's ${kernelRss}`);
+      for (const space of ['new_space', 'old_space', 'code_space'])
+        assert.ok(of('v8js_memory_heap_space_physical_size', { v8js_heap_space_name: space }) > 0, `${service} ${space}`);
+      assert.ok(of('v8js_memory_heap_used') > 1e6 && of('v8js_memory_heap_used') < rss, `${service} heap used`);
+      assert.ok(of('v8js_gc_duration_count') >= 1, `${service} has collected garbage since it started`);
+      assert.ok(of('v8js_gc_duration_sum') > 0 && of('v8js_gc_duration_sum') < 60, `${service} GC pauses`);
+      const active = of('nodejs_eventloop_time_total', { nodejs_eventloop_state: 'active' });
+      assert.ok(active > 0 && of('nodejs_eventloop_time_total', { nodejs_eventloop_state: 'idle' }) > 0, `${service} loop time`);
+      const utilization = of('nodejs_eventloop_utilization');
+      assert.ok(utilization > 0 && utilization <= 1, `${service} utilisation ${utilization}`);
+      const p99 = of('nodejs_eventloop_delay_p99');
+      assert.ok(p99 > 0 && p99 >= of('nodejs_eventloop_delay_p50') && p99 < 10, `${service} delay p99 ${p99}s`);
+    }
+  });
+
   test('no label value is an address, a token or an id', () => {
     for (const [service, samples] of Object.entries(scrapes)) {
       for (const sample of samples!) {
         for (const [k, v] of Object.entries(sample.labels)) {
           if (k.startsWith('otel_scope_') || k === 'db_namespace') continue; // package and database names
+          if (k === 'v8js_heap_space_name' && /^[a-z_]+_space$/.test(v)) continue; // V8's names for its heap spaces
           assert.doesNotMatch(v, /@|[A-Za-z0-9_-]{24,}|\d{6,}/, `${service} ${sample.name} ${k}="${v}"`);
         }
       }

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
+import { RUNTIME_SERIES } from '@simrs/platform/runtime-metrics';
 import { repoRoot, testServerUrl, waitFor } from '@simrs/platform/testing';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import type { RedisServer } from '../scripts/lib/redis.ts';
@@ -51,9 +52,12 @@ export function metricsIn(expr: string): string[] {
   return [...new Set(names.filter((n) => !PROMQL_WORDS.has(n)))];
 }
 
-/** The Prometheus names of every instrument created in the services' source, by kind. */
+/**
+ * The Prometheus names of every instrument created in the services' source, by kind, and the runtime
+ * instrumentation's series (test/metrics.test.ts checks every service exposes them).
+ */
 function declaredMetrics(): Map<string, string> {
-  const out = new Map<string, string>();
+  const out = new Map<string, string>(RUNTIME_SERIES.map((name) => [name, 'Runtime']));
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir)) {

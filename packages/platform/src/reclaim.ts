@@ -1,4 +1,4 @@
-// Gives memory back to the system once a busy spell is over, and once after the start (issue 18). Under load V8 grows its heap;
+// Gives memory back to the system once a busy spell is over, and once after the start. Under load V8 grows its heap;
 // when the load stops the garbage is collected, but the freed heap pages stay in V8's page pool,
 // resident, until a memory-reducing collection releases them, and V8 starts one of those only when it
 // sees a low allocation rate, which it measures at collections, which an idle server no longer makes:
@@ -14,6 +14,7 @@
 // followed. So: thirty seconds, longer than a lull in a working day's traffic.
 // The collector is reachable only where the process was started with GC_FLAG (serviceArgs, the
 // Dockerfile's CMD): V8's gc extension under a name no library looks for.
+// What it buys, measured against the services started without GC_FLAG: docs/benchmarks.md (the idle reclaim).
 import { performance } from 'node:perf_hooks';
 
 export const GC_GLOBAL = 'simrsGc';

@@ -22,6 +22,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { onShutdownLast } from './lifecycle.ts';
 import { startSdk } from './otel-sdk.ts';
 import { startIdleReclaim } from './reclaim.ts';
+import { observeResidentMemory, RUNTIME_INSTRUMENTATION, runtimeInstrumentation } from './runtime-metrics.ts';
 import { normalizePath, redactQuery, redactUrl } from './redact.ts';
 import { applyAnnotation, tracesExported } from './spans.ts';
 
@@ -96,6 +97,7 @@ function instrumentations(exporting: boolean): Instrumentation[] {
           },
         }),
       }),
+    [RUNTIME_INSTRUMENTATION]: runtimeInstrumentation,
   };
   // The standard switch of auto-instrumentations-node, honoured here for the ones we ship.
   const defaults = Object.keys(all).filter((name) => !OFF_BY_DEFAULT.has(name) && (exporting || !SPANS_ONLY.has(name)));
@@ -114,9 +116,11 @@ const dropSpans: SpanProcessor = {
 
 /**
  * Metrics are read by Prometheus from GET /metrics on each service's own HTTP port (served by
- * serveHealth), so there is no extra port to expose or to allow in NetworkPolicies.
+ * serveHealth), so there is no extra port to expose or to allow in NetworkPolicies. Every series
+ * carries `service_name`: the runtime metrics have the same names in every service, and a scrape
+ * configuration need not add a label that tells them apart.
  */
-export const prometheus = new PrometheusExporter({ preventServerStart: true });
+export const prometheus = new PrometheusExporter({ preventServerStart: true, withResourceConstantLabels: /^service\.name$/ });
 
 /** Awaited by each service's instrumentation.ts (a top-level await), so it is done before the application loads. */
 export async function startTelemetry(serviceName: string): Promise<void> {
@@ -137,6 +141,7 @@ export async function startTelemetry(serviceName: string): Promise<void> {
     ...(exporting || process.env.OTEL_TRACES_SAMPLER ? {} : { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) }),
   });
   onShutdownLast('telemetry', () => sdk.shutdown());
+  observeResidentMemory();
   // Plumbing every service gets from here: memory back to the system after busy spells.
   const reclaimer = startIdleReclaim();
   if (reclaimer) onShutdownLast('idle reclaim', () => reclaimer.stop());
