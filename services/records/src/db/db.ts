@@ -11,7 +11,7 @@ import pg from 'pg';
 import type { CustomTypesConfig, QueryResultRow } from 'pg';
 import { createPool } from '@simrs/platform/db';
 import type { Pool, PoolClient } from '@simrs/platform/db';
-import { BEGIN, COMMIT, inOneWrite, SET_TENANT, preparedOn, sendTenantStatement } from '../shims/index.ts';
+import { BEGIN, COMMIT, inOneWrite, SET_TENANT, preparedOn, refusedBeforeCommit, sendTenantStatement } from '../shims/index.ts';
 import { retriedOnce } from './retry.ts';
 import { isUnavailable, markNotCommitted } from './unavailable.ts';
 
@@ -133,6 +133,7 @@ async function oneOn<R extends QueryResultRow>(
         APP_TYPES,
       )) as R[];
     } catch (err) {
+      if (refusedBeforeCommit(err)) markNotCommitted(err);
       // Postgres skipped the rest of the transaction, COMMIT included: end it before the release.
       // A connection whose ROLLBACK failed may still be inside the aborted transaction: it is not
       // handed to the next request.

@@ -35,7 +35,6 @@
 import { createRequire } from 'node:module';
 import pg from 'pg';
 import type { CustomTypesConfig } from 'pg';
-import { markNotCommitted } from '../db/unavailable.ts';
 
 // pg's own mapping of values to the wire (dates, arrays, JSON), as its queries bind them.
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue(value: unknown): unknown };
@@ -90,6 +89,13 @@ function parsersFor(key: string | undefined, msg: FieldMessage, types: CustomTyp
 
 const MAIN = 2;
 const COMMIT_STEP = 3;
+
+const refusals = new WeakSet<Error>();
+
+/** Whether `err` is Postgres refusing a statement of the transaction before its COMMIT (so it did not commit). */
+export function refusedBeforeCommit(err: unknown): boolean {
+  return err instanceof Error && refusals.has(err);
+}
 
 /**
  * pg's Query, as far as this module uses it. pg refuses in pipeline mode any Submittable that is not
@@ -200,7 +206,7 @@ class TenantStatement extends QueryBase {
 
   handleError(err: Error): void {
     // Postgres refused a statement before COMMIT: it skips the rest, so nothing was committed.
-    if (err instanceof pg.DatabaseError && this.#step < COMMIT_STEP) markNotCommitted(err);
+    if (err instanceof pg.DatabaseError && this.#step < COMMIT_STEP) refusals.add(err);
     this.#done(this.#failed ?? err);
   }
 
