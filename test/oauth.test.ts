@@ -583,6 +583,16 @@ describe('bearer tokens at the gateway', () => {
     const jwks = (await json(await fetch(`${stack.gatewayUrl}/api/auth/jwks`))) as { keys: Array<{ kid: string }> };
     const published = new Set(jwks.keys.map((k) => k.kid));
     assert.ok(published.has(oldKid!) && published.has(newKid!), 'the old and the new key are published');
+    // Identity decrypts signing keys itself (once per process); in Postgres they stay encrypted.
+    const db = new pg.Client({ connectionString: stack.databases.identity });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ privateKey: string }>('select "privateKey" from jwks');
+      assert.ok(rows.length >= 6, 'the keys from the start and from the rotation');
+      for (const { privateKey } of rows) assert.equal(typeof JSON.parse(privateKey), 'string', 'stored as ciphertext, not as a JWK');
+    } finally {
+      await db.end();
+    }
     valid = rotated;
   });
 

@@ -3,7 +3,7 @@
 // deeper than any upstream accepts (in the body or in tRPC's `input` query parameter) 400, here once
 // for every upstream.
 import type { IncomingMessage } from 'node:http';
-import { jsonTooDeep } from '@simrs/platform/json-depth';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '@simrs/platform/json-depth';
 
 export class PayloadTooLarge extends Error {}
 export class BodyTimeout extends Error {}
@@ -46,7 +46,9 @@ function readAsJson(req: IncomingMessage): boolean {
 export function tooDeep(req: IncomingMessage, body: Buffer | null): 'body' | 'query' | undefined {
   if (body && body.length > 0 && readAsJson(req) && jsonTooDeep(body)) return 'body';
   const query = (req.url ?? '').split('?')[1];
-  if (query === undefined || !query.includes('input=')) return undefined;
+  // Nesting deeper than the bound takes more opening brackets than that, each at least one character
+  // of the query (decoding only shortens it): a query as short as most never needs parsing.
+  if (query === undefined || query.length <= MAX_JSON_DEPTH || !query.includes('input=')) return undefined;
   for (const value of new URLSearchParams(query).getAll('input')) if (jsonTooDeep(value)) return 'query';
   return undefined;
 }

@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import { Pool } from 'undici';
-import { log, sendError } from '../server/index.ts';
+import { injectTraceContext, log, sendError } from '../server/index.ts';
 import { BodyTimeout, PayloadTooLarge, readBody, tooDeep } from './body.ts';
 import { MAX_JSON_DEPTH } from '@simrs/platform/json-depth';
 
@@ -22,8 +22,9 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /**
- * Trace context is not copied: the undici instrumentation injects the gateway's own (a child of the
- * caller's), and an upstream given both would see two traceparent values and start a new trace.
+ * Trace context is not copied: the gateway's own goes instead (a child of the caller's, injected by the
+ * undici instrumentation or server/tracing.ts), and an upstream given both would see two traceparent
+ * values and start a new trace.
  */
 const TRACE_CONTEXT = new Set(['traceparent', 'tracestate']);
 
@@ -85,6 +86,7 @@ export async function proxy(
   const deep = tooDeep(req, body);
   if (deep) return sendError(res, 'BAD_REQUEST', `JSON in the request ${deep} nests deeper than ${MAX_JSON_DEPTH} levels`);
   if (body) headers['content-length'] = String(body.length);
+  injectTraceContext(headers);
   let answered = false;
   try {
     // undici writes the upstream's body straight into the response (no intermediate stream to pipe),

@@ -6,6 +6,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { requestContext } from '@simrs/platform/context';
 import type { Principal } from '@simrs/contracts/principal';
 import { REQUEST_ID_HEADER } from '@simrs/contracts/principal';
+import { inTraceContext } from './tracing.ts';
 
 /** The caller of an API request, resolved from its credential by the authenticate middleware. */
 export interface Caller {
@@ -55,11 +56,14 @@ export function answeredByGateway(res: Response): boolean {
 
 const REQUEST_ID = /^[\w.-]{8,64}$/;
 
-/** First middleware: keeps a well-formed X-Request-Id or assigns one, and runs the rest in its context. */
+/**
+ * First middleware: keeps a well-formed X-Request-Id or assigns one, and runs the rest in its context
+ * and the request's trace context.
+ */
 export function withRequestId(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.headers[REQUEST_ID_HEADER];
   const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
   req.headers[REQUEST_ID_HEADER] = requestId;
   res.setHeader(REQUEST_ID_HEADER, requestId);
-  requestContext.run({ requestId }, next);
+  requestContext.run({ requestId }, inTraceContext, req, res, next);
 }

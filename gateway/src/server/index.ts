@@ -5,3 +5,4 @@ export { callerOf, deferRefusedCheck, setCaller, takeRefusedCheck } from './cont
 export type { Caller } from './context.ts';
 export { answerClientErrors, sendError } from './errors.ts';
 export { log } from './log.ts';
+export { injectTraceContext } from './tracing.ts';

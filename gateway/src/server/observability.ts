@@ -14,6 +14,7 @@ import type { Upstream } from '../proxy/index.ts';
 import { decodePath, procedureOf, routeFor } from '../routes/index.ts';
 import { answeredByGateway } from './context.ts';
 import { log } from './log.ts';
+import { recordServerDuration, serverSpans } from './tracing.ts';
 
 const m = meter('gateway');
 const requests = m.createCounter('gateway.requests', { description: 'Requests answered by the gateway, by method, route and outcome.' });
@@ -58,17 +59,16 @@ export function observeRequests() {
     const traceId = span && span.traceFlags !== undefined ? span.traceId : undefined;
     let route: string | undefined;
 
-    // Named when the status is known, before the response ends (the HTTP instrumentation reads the
-    // route when the response finishes).
-    const name = () => {
-      route ??= routeOf(req.originalUrl, res.statusCode, answeredByGateway(res));
-      annotateRequest(req, { name: `${req.method} ${route}`, route, tenantId: store?.tenantId });
-    };
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
-      name();
-      return writeHead.apply(this, args);
-    } as Response['writeHead'];
+    // The HTTP instrumentation's span is named when the status is known, before the response ends (it
+    // reads the route when the response finishes). Without it (tracing.ts), nothing is named.
+    if (serverSpans) {
+      const writeHead = res.writeHead;
+      res.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
+        route ??= routeOf(req.originalUrl, res.statusCode, answeredByGateway(res));
+        annotateRequest(req, { name: `${req.method} ${route}`, route, tenantId: store?.tenantId });
+        return writeHead.apply(this, args);
+      } as Response['writeHead'];
+    }
 
     let done = false;
     const finish = (aborted: boolean) => {
@@ -81,6 +81,7 @@ export function observeRequests() {
       const labels = { method: req.method, route, outcome };
       requests.add(1, { ...labels, status_code: status });
       duration.record(seconds, labels);
+      recordServerDuration(req, res.statusCode, route, seconds);
       // The log line is built only when it will be written (LOG_LEVEL warn drops every 2xx-4xx line).
       if (status < 500 && !log.isLevelEnabled('info')) return;
       const line = {

@@ -18,6 +18,18 @@ export function tracesExported(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_TRACES_EXPORTER);
 }
 
+const instrumented = new Set<string>();
+
+/** Called by telemetry.ts for each instrumentation it turns on. */
+export function markInstrumented(name: string): void {
+  instrumented.add(name);
+}
+
+/** Whether telemetry.ts turned on an instrumentation (`http`, `undici`, ...) in this process. */
+export function instrumentationEnabled(name: string): boolean {
+  return instrumented.has(name);
+}
+
 export function outcomeOf(status: number): Outcome {
   return status >= 500 ? 'server_error' : status >= 400 ? 'client_error' : 'ok';
 }

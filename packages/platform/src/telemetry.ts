@@ -24,7 +24,7 @@ import { startSdk } from './otel-sdk.ts';
 import { startIdleReclaim } from './reclaim.ts';
 import { observeResidentMemory, RUNTIME_INSTRUMENTATION, runtimeInstrumentation } from './runtime-metrics.ts';
 import { normalizePath, redactQuery, redactUrl } from './redact.ts';
-import { applyAnnotation, tracesExported } from './spans.ts';
+import { applyAnnotation, markInstrumented, tracesExported } from './spans.ts';
 
 /** What the instrumentations below hook by name (their InstrumentationNodeModuleDefinition). */
 const INSTRUMENTED_MODULES = ['express', 'pg', 'pg-pool', 'ioredis', '@grpc/grpc-js', 'http', 'https', 'node:http', 'node:https'];
@@ -51,7 +51,16 @@ const OFF_BY_DEFAULT = new Set(['express']);
 /** Instrumentations that only make spans (no metrics, no context passed on): on only when spans are exported. */
 const SPANS_ONLY = new Set(['ioredis']);
 
-function instrumentations(exporting: boolean): Instrumentation[] {
+export interface TelemetryOptions {
+  /**
+   * Instrumentations this service turns on only while spans are exported, because without spans it
+   * does itself what else they do (the gateway passes trace context on and records the HTTP server
+   * metric in its own request path). spans.ts's instrumentationEnabled tells which are on.
+   */
+  spansOnly?: string[];
+}
+
+function instrumentations(exporting: boolean, spansOnly: ReadonlySet<string>): Instrumentation[] {
   // The URL attributes below exist to keep query values and ids out of exported spans. Not exporting,
   // no span leaves the process (dropSpans), so they are not computed on every request for nothing.
   const redacting = <T extends object>(hooks: T): T | Record<string, never> => (exporting ? hooks : {});
@@ -100,11 +109,14 @@ function instrumentations(exporting: boolean): Instrumentation[] {
     [RUNTIME_INSTRUMENTATION]: runtimeInstrumentation,
   };
   // The standard switch of auto-instrumentations-node, honoured here for the ones we ship.
-  const defaults = Object.keys(all).filter((name) => !OFF_BY_DEFAULT.has(name) && (exporting || !SPANS_ONLY.has(name)));
+  const defaults = Object.keys(all).filter((name) => !OFF_BY_DEFAULT.has(name) && (exporting || !spansOnly.has(name)));
   const enabled = (process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS ?? defaults.join(',')).split(',').map((s) => s.trim());
   return Object.entries(all)
     .filter(([name]) => enabled.includes(name))
-    .map(([, make]) => make());
+    .map(([name, make]) => {
+      markInstrumented(name);
+      return make();
+    });
 }
 
 const dropSpans: SpanProcessor = {
@@ -123,7 +135,7 @@ const dropSpans: SpanProcessor = {
 export const prometheus = new PrometheusExporter({ preventServerStart: true, withResourceConstantLabels: /^service\.name$/ });
 
 /** Awaited by each service's instrumentation.ts (a top-level await), so it is done before the application loads. */
-export async function startTelemetry(serviceName: string): Promise<void> {
+export async function startTelemetry(serviceName: string, options: TelemetryOptions = {}): Promise<void> {
   // In-thread loader hooks where Node supports them: module.register() would start a loader thread, a
   // second V8 isolate alive for the whole process (tens of MB) and a message round trip per module.
   // Only the modules an instrumentation patches are wrapped; every other module loads untouched.
@@ -133,7 +145,7 @@ export async function startTelemetry(serviceName: string): Promise<void> {
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const exporting = tracesExported();
   const sdk = await startSdk({
-    instrumentations: instrumentations(exporting),
+    instrumentations: instrumentations(exporting, new Set([...SPANS_ONLY, ...(options.spansOnly ?? [])])),
     metricReaders: [prometheus],
     // Not exporting: spans that nobody reads are not recorded (a non-recording span still has a trace id
     // and propagates), unless the caller's context says its trace is sampled.

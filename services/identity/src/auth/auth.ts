@@ -50,7 +50,8 @@ export const keySet = cachedKeySet();
  * (oauth/signing-keys.ts).
  */
 export const JWT_OPTIONS: JwtOptions = {
-  jwks: { ...SIGNING_KEY_CONFIGS, keyPairConfigs: [...SIGNING_KEY_CONFIGS.keyPairConfigs] },
+  // Still encrypted at rest: keySet encrypts and decrypts them itself, once per key (oauth/signing-keys.ts).
+  jwks: { ...SIGNING_KEY_CONFIGS, keyPairConfigs: [...SIGNING_KEY_CONFIGS.keyPairConfigs], disablePrivateKeyEncryption: true },
   adapter: keySet,
   disableSettingJwtHeader: true,
 };

@@ -3,11 +3,30 @@
 // grace period (30 days), so tokens they signed keep verifying until they expire. Resource servers
 // (the gateway) fetch the JWKS again when a token names a key id they do not know.
 import type { AuthContext } from '@better-auth/core';
+import { symmetricDecrypt, symmetricEncrypt } from 'better-auth/crypto';
 import { createJwk } from 'better-auth/plugins';
 import type { Jwk, JwtOptions } from 'better-auth/plugins';
 
 type KeyAdapter = NonNullable<JwtOptions['adapter']>;
 type EndpointContext = Parameters<NonNullable<KeyAdapter['getJwks']>>[0];
+
+/**
+ * JWT_OPTIONS sets `jwks.disablePrivateKeyEncryption` together with this adapter: the private keys stay
+ * encrypted in Postgres exactly as Better Auth encrypts them (its symmetricEncrypt under the auth
+ * secret, the same stored form), but the adapter encrypts them on the way in and decrypts each once per
+ * process on the way out, so Better Auth gets them ready to import. Without this, Better Auth decrypted
+ * the signing key (a SHA-256 of the secret on the crypto pool, then XChaCha20) for every token it signed.
+ */
+const decryptedKeys = new Map<string, string>();
+
+async function withPlainKey(key: Jwk, ctx: EndpointContext): Promise<Jwk> {
+  let plain = decryptedKeys.get(key.privateKey);
+  if (plain === undefined) {
+    plain = await symmetricDecrypt({ key: ctx.context.secretConfig, data: JSON.parse(key.privateKey) as string });
+    decryptedKeys.set(key.privateKey, plain);
+  }
+  return { ...key, privateKey: plain };
+}
 
 /**
  * The key set as the token endpoint reads it, cached for a few seconds: Better Auth would otherwise read
@@ -21,13 +40,20 @@ export function cachedKeySet(ttlMs = 10_000): KeyAdapter & { invalidate(): void 
     async getJwks(ctx: EndpointContext) {
       const useCache = ctx.path === '/oauth2/token';
       if (useCache && cached && Date.now() - cached.at < ttlMs) return cached.keys;
-      const keys = await ctx.context.adapter.findMany<Jwk>({ model: 'jwks' });
+      const stored = await ctx.context.adapter.findMany<Jwk>({ model: 'jwks' });
+      const keys = await Promise.all(stored.map((key) => withPlainKey(key, ctx)));
       if (useCache && keys.length) cached = { at: Date.now(), keys };
       return keys;
     },
     async createJwk(webKey: Omit<Jwk, 'id'>, ctx: EndpointContext) {
       cached = undefined;
-      return ctx.context.adapter.create<Omit<Jwk, 'id'>, Jwk>({ model: 'jwks', data: { ...webKey, createdAt: new Date() } });
+      const privateKey = JSON.stringify(await symmetricEncrypt({ key: ctx.context.secretConfig, data: webKey.privateKey }));
+      const created = await ctx.context.adapter.create<Omit<Jwk, 'id'>, Jwk>({
+        model: 'jwks',
+        data: { ...webKey, privateKey, createdAt: new Date() },
+      });
+      // Better Auth signs with a key it has just created: it gets it as getJwks gives keys.
+      return { ...created, privateKey: webKey.privateKey };
     },
     invalidate() {
       cached = undefined;
