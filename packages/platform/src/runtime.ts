@@ -8,12 +8,19 @@ import { join } from 'node:path';
 import { GC_FLAG } from './reclaim.ts';
 
 /**
- * The node options every service runs with. GC_FLAG lets the idle reclaim (reclaim.ts) give memory back
- * after the start and after each busy spell. The heap is left at V8's defaults, the young generation
- * included: capping the semi-space lowers the peak under load but costs CPU on every request. An
- * operator who would rather pay CPU than memory can add `--max-semi-space-size` to the container's command.
+ * V8's young generation, capped. Under load V8 grows it to its largest (two semi-spaces of 64 MB each
+ * where pointers are not compressed, as in Node) and keeps it there until the next memory-reducing
+ * collection: at each service's peak it was the largest single part of the resident set. 16 MB semi-spaces
+ * bring identity and records under their peak target; what it costs in CPU per request (more scavenges,
+ * more promoted garbage for the old generation) is measured in docs/benchmarks.md (Memory).
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = [GC_FLAG];
+export const YOUNG_GENERATION_FLAG = '--max-semi-space-size=16';
+
+/**
+ * The node options every service runs with. GC_FLAG lets the idle reclaim (reclaim.ts) give memory back
+ * after the start and after each busy spell; YOUNG_GENERATION_FLAG bounds the heap's growth under load.
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = [GC_FLAG, YOUNG_GENERATION_FLAG];
 
 /**
  * The export condition that resolves the shared workspaces to their compiled dist/ (their package.json
