@@ -8,11 +8,10 @@ import { join } from 'node:path';
 import { GC_FLAG } from './reclaim.ts';
 
 /**
- * V8's young generation, capped. Under load V8 grows it to its largest (two semi-spaces of 64 MB each
- * where pointers are not compressed, as in Node) and keeps it there until the next memory-reducing
- * collection: at each service's peak it was the largest single part of the resident set. 16 MB semi-spaces
- * bring identity and records under their peak target; what it costs in CPU per request (more scavenges,
- * more promoted garbage for the old generation) is measured in docs/benchmarks.md (Memory).
+ * V8's young generation, capped. Under load V8 grows it to its largest (doubled where pointers are not
+ * compressed, as in Node) and keeps it until a memory-reducing collection: at each service's peak it
+ * was the largest single part of the resident set, mostly empty. A smaller cap means more scavenges and
+ * more garbage promoted to the old generation: docs/benchmarks.md (Memory) has what it saves and costs.
  */
 export const YOUNG_GENERATION_FLAG = '--max-semi-space-size=16';
 
