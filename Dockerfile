@@ -114,7 +114,7 @@ COPY --from=build /app/gateway/dist/ gateway/dist/
 COPY --from=dashboard-build /app/dashboard/dist/ dashboard/dist/
 WORKDIR /app/gateway
 EXPOSE 8080 8081
-CMD ["node", "--expose-gc-as=simrsGc", "--conditions=simrs-compiled", "--import", "./dist/instrumentation.js", "dist/main.js"]
+CMD ["node", "--expose-gc-as=simrsGc", "--max-semi-space-size=16", "--conditions=simrs-compiled", "--import", "./dist/instrumentation.js", "dist/main.js"]
 
 FROM runtime AS identity
 COPY --from=deps-identity /app/ ./
@@ -122,7 +122,7 @@ COPY services/identity/ services/identity/
 COPY --from=build /app/services/identity/dist/ services/identity/dist/
 WORKDIR /app/services/identity
 EXPOSE 4001 50051
-CMD ["node", "--expose-gc-as=simrsGc", "--conditions=simrs-compiled", "--import", "./dist/instrumentation.js", "dist/main.js"]
+CMD ["node", "--expose-gc-as=simrsGc", "--max-semi-space-size=16", "--conditions=simrs-compiled", "--import", "./dist/instrumentation.js", "dist/main.js"]
 
 FROM runtime AS records
 COPY --from=deps-records /app/ ./
@@ -130,7 +130,7 @@ COPY services/records/ services/records/
 COPY --from=build /app/services/records/dist/ services/records/dist/
 WORKDIR /app/services/records
 EXPOSE 4002
-CMD ["node", "--expose-gc-as=simrsGc", "--conditions=simrs-compiled", "--import", "./dist/instrumentation.js", "dist/main.js"]
+CMD ["node", "--expose-gc-as=simrsGc", "--max-semi-space-size=16", "--conditions=simrs-compiled", "--import", "./dist/instrumentation.js", "dist/main.js"]
 
 FROM runtime AS notifier
 COPY --from=deps-notifier /app/ ./
@@ -138,4 +138,4 @@ COPY services/notifier/ services/notifier/
 COPY --from=build /app/services/notifier/dist/ services/notifier/dist/
 WORKDIR /app/services/notifier
 EXPOSE 4003 50052
-CMD ["node", "--expose-gc-as=simrsGc", "--conditions=simrs-compiled", "--import", "./dist/instrumentation.js", "dist/main.js"]
+CMD ["node", "--expose-gc-as=simrsGc", "--max-semi-space-size=16", "--conditions=simrs-compiled", "--import", "./dist/instrumentation.js", "dist/main.js"]

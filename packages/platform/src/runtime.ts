@@ -8,12 +8,18 @@ import { join } from 'node:path';
 import { GC_FLAG } from './reclaim.ts';
 
 /**
- * The node options every service runs with. GC_FLAG lets the idle reclaim (reclaim.ts) give memory back
- * after the start and after each busy spell. The heap is left at V8's defaults, the young generation
- * included: capping the semi-space lowers the peak under load but costs CPU on every request. An
- * operator who would rather pay CPU than memory can add `--max-semi-space-size` to the container's command.
+ * V8's young generation, capped. Under load V8 grows it to its largest (doubled where pointers are not
+ * compressed, as in Node) and keeps it until a memory-reducing collection: at each service's peak it
+ * was the largest single part of the resident set, mostly empty. A smaller cap means more scavenges and
+ * more garbage promoted to the old generation: docs/benchmarks.md (Memory) has what it saves and costs.
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = [GC_FLAG];
+export const YOUNG_GENERATION_FLAG = '--max-semi-space-size=16';
+
+/**
+ * The node options every service runs with. GC_FLAG lets the idle reclaim (reclaim.ts) give memory back
+ * after the start and after each busy spell; YOUNG_GENERATION_FLAG bounds the heap's growth under load.
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = [GC_FLAG, YOUNG_GENERATION_FLAG];
 
 /**
  * The export condition that resolves the shared workspaces to their compiled dist/ (their package.json
