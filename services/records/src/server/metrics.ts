@@ -8,6 +8,7 @@ import { annotateRequest, outcomeOf } from '@simrs/platform/spans';
 import { procedureTypes } from '../shims/index.ts';
 import { openApiDocument } from './openapi.ts';
 import { appRouter } from './router.ts';
+import { recordServerDuration } from './tracing.ts';
 
 const m = meter('records');
 const calls = m.createCounter('records.procedure.calls', {
@@ -77,6 +78,7 @@ export function observeCall(
   res.once('finish', () => {
     const seconds = (performance.now() - started) / 1000;
     const outcome = outcomeOf(res.statusCode);
+    recordServerDuration(req, res.statusCode, route, seconds);
     const labels = call.surface === 'trpc' ? procedures : [restRoute];
     for (const procedure of labels) {
       calls.add(1, { procedure, surface: call.surface, outcome });
