@@ -21,8 +21,11 @@ const serverDuration = meter('records').createHistogram('http.server.request.dur
 });
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
 
-/** Whether the HTTP instrumentation makes the server spans: read once, after startTelemetry. */
-const serverSpans = instrumentationEnabled('http');
+/**
+ * Whether the HTTP instrumentation makes the server spans (read once, after startTelemetry): only then
+ * do their annotations (platform's annotateRequest: the span's name, route and tenant) reach a span.
+ */
+export const serverSpans = instrumentationEnabled('http');
 
 /**
  * Runs `next` in the request's trace context: the caller's (W3C `traceparent`), continued by a span
