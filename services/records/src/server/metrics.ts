@@ -8,6 +8,7 @@ import { annotateRequest, outcomeOf } from '@simrs/platform/spans';
 import { procedureTypes } from '../shims/index.ts';
 import { openApiDocument } from './openapi.ts';
 import { appRouter } from './router.ts';
+import { recordServerDuration, serverSpans } from './tracing.ts';
 
 const m = meter('records');
 const calls = m.createCounter('records.procedure.calls', {
@@ -73,10 +74,12 @@ export function observeCall(
   const restRoute = call.surface === 'trpc' ? '' : (call.route ?? restRouteOf(req.method ?? 'GET', call.pathname, call.prefix));
   const name = call.surface === 'trpc' ? procedures.join(',') : restRoute;
   const route = call.surface === 'trpc' ? `/trpc/${procedures.join(',')}` : restRoute.replace(/^[A-Z]+ /, '');
-  annotateRequest(req, { name, route, attributes: call.surface === 'trpc' ? { 'rpc.system': 'trpc', 'rpc.method': name } : {} });
+  if (serverSpans)
+    annotateRequest(req, { name, route, attributes: call.surface === 'trpc' ? { 'rpc.system': 'trpc', 'rpc.method': name } : {} });
   res.once('finish', () => {
     const seconds = (performance.now() - started) / 1000;
     const outcome = outcomeOf(res.statusCode);
+    recordServerDuration(req, res.statusCode, route, seconds);
     const labels = call.surface === 'trpc' ? procedures : [restRoute];
     for (const procedure of labels) {
       calls.add(1, { procedure, surface: call.surface, outcome });

@@ -26,6 +26,7 @@ import { observeCall } from './metrics.ts';
 import { docsPage, openApiDocument } from './openapi.ts';
 import { principalVerifier } from './principals.ts';
 import { restHandler } from './rest.ts';
+import { inTraceContext, serverSpans } from './tracing.ts';
 import type { PrincipalVerifier } from './principals.ts';
 import { appRouter } from './router.ts';
 import { createCallerFactory } from './trpc.ts';
@@ -58,7 +59,7 @@ function contextFor(deps: RecordsDeps, verify: PrincipalVerifier, cursors: Curso
     if (principal) {
       const store = requestContext.getStore();
       if (store) store.tenantId = principal.tenantId;
-      annotateRequest(req, { tenantId: principal.tenantId });
+      if (serverSpans) annotateRequest(req, { tenantId: principal.tenantId });
     }
     const scope = principal
       ? {
@@ -205,44 +206,46 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
   return createServer((req, res) => {
     if (health(req, res)) return;
     const requestId = String(req.headers[REQUEST_ID_HEADER] ?? '');
-    requestContext.run({ requestId }, () => {
-      const url = req.url ?? '/';
-      const pathname = url.split('?')[0] ?? '/';
-      if (pathname === fhirBase || pathname.startsWith(`${fhirBase}/`)) {
-        // FHIR answers its own errors (OperationOutcome), body limits included.
-        const path = pathname.slice(fhirBase.length) || '/';
-        observeCall(req, res, { surface: 'fhir', pathname, prefix, route: fhirRouteOf(req.method ?? 'GET', path, prefix) });
-        return void fhir(req, res, path, url.slice(pathname.length));
-      }
-      if (pathname === mcpPath) {
-        // MCP answers its own errors (JSON-RPC in the body, the OAuth challenges in the headers).
-        observeCall(req, res, { surface: 'mcp', pathname, prefix, route: `${req.method ?? 'POST'} /mcp` });
-        return void mcp(req, res).catch((err: unknown) => {
-          log.error({ err }, 'MCP request failed');
-          if (!res.headersSent) sendError(res, 'INTERNAL_SERVER_ERROR', 'internal error', pathname);
-          else res.destroy();
-        });
-      }
-      const length = Number(req.headers['content-length'] ?? 0);
-      if (length > config.MAX_BODY_BYTES) {
-        return sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${config.MAX_BODY_BYTES} bytes`, pathname, {
-          connection: 'close',
-        });
-      }
-      if (pathname.startsWith('/trpc/')) {
-        observeCall(req, res, { surface: 'trpc', pathname, prefix });
-        return trpc(req, res, pathname, url.slice(pathname.length));
-      }
-      if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
-        observeCall(req, res, { surface: 'rest', pathname, prefix });
-        const path = pathname.slice(prefix.length) || '/';
-        return void integration(req, res, path, url.slice(pathname.length)).catch((err: unknown) => {
-          log.error({ err }, 'integration request failed');
-          if (!res.headersSent) sendError(res, 'INTERNAL_SERVER_ERROR', 'internal error', path);
-          else res.destroy();
-        });
-      }
-      sendError(res, 'NOT_FOUND', 'no such route', pathname);
-    });
+    inTraceContext(req, res, () => requestContext.run({ requestId }, () => route(req, res)));
   });
+
+  function route(req: IncomingMessage, res: ServerResponse): void {
+    const url = req.url ?? '/';
+    const pathname = url.split('?')[0] ?? '/';
+    if (pathname === fhirBase || pathname.startsWith(`${fhirBase}/`)) {
+      // FHIR answers its own errors (OperationOutcome), body limits included.
+      const path = pathname.slice(fhirBase.length) || '/';
+      observeCall(req, res, { surface: 'fhir', pathname, prefix, route: fhirRouteOf(req.method ?? 'GET', path, prefix) });
+      return void fhir(req, res, path, url.slice(pathname.length));
+    }
+    if (pathname === mcpPath) {
+      // MCP answers its own errors (JSON-RPC in the body, the OAuth challenges in the headers).
+      observeCall(req, res, { surface: 'mcp', pathname, prefix, route: `${req.method ?? 'POST'} /mcp` });
+      return void mcp(req, res).catch((err: unknown) => {
+        log.error({ err }, 'MCP request failed');
+        if (!res.headersSent) sendError(res, 'INTERNAL_SERVER_ERROR', 'internal error', pathname);
+        else res.destroy();
+      });
+    }
+    const length = Number(req.headers['content-length'] ?? 0);
+    if (length > config.MAX_BODY_BYTES) {
+      return sendError(res, 'PAYLOAD_TOO_LARGE', `request body is larger than ${config.MAX_BODY_BYTES} bytes`, pathname, {
+        connection: 'close',
+      });
+    }
+    if (pathname.startsWith('/trpc/')) {
+      observeCall(req, res, { surface: 'trpc', pathname, prefix });
+      return trpc(req, res, pathname, url.slice(pathname.length));
+    }
+    if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
+      observeCall(req, res, { surface: 'rest', pathname, prefix });
+      const path = pathname.slice(prefix.length) || '/';
+      return void integration(req, res, path, url.slice(pathname.length)).catch((err: unknown) => {
+        log.error({ err }, 'integration request failed');
+        if (!res.headersSent) sendError(res, 'INTERNAL_SERVER_ERROR', 'internal error', path);
+        else res.destroy();
+      });
+    }
+    sendError(res, 'NOT_FOUND', 'no such route', pathname);
+  }
 }
