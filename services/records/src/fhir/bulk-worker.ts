@@ -32,6 +32,9 @@ async function writePage(q: Querier, jobId: string, type: ExportType, ctx: Mappi
     [jobId],
   );
   if (!row) return false;
+  // A page's commit need not wait for its WAL flush: the chunk and its cursor commit together, so a
+  // crash that loses the last pages loses both, and the job writes them again from the cursor.
+  await q.query('set local synchronous_commit = off');
   const job = toJob(row);
   const progress: TypeProgress = job.progress[type] ?? { count: 0, seq: 0, done: false };
   if (progress.done) return false;
