@@ -18,7 +18,7 @@ import { allRowsSql } from '@simrs/records/bulk-export-sql';
 import { recordsAppUrl } from '../scripts/lib/stack.ts';
 import { existingData, makeClinicalData } from './data-clinical.ts';
 import type { ClinicalData } from './data-clinical.ts';
-import { cpuByPid, measureUsage, rssMb } from './procstat.ts';
+import { cpuByPid, cpuSeconds, measureUsage, rssMb } from './procstat.ts';
 import { TENANT } from './records.ts';
 
 const SCALE = Number(process.env.BENCH_EXPORT_SCALE ?? 1);
@@ -39,25 +39,61 @@ async function data(): Promise<ClinicalData> {
   return makeClinicalData(SCALE, (line) => console.error(`  ${line}`));
 }
 
-/** Rows psql copies out for `sql` (the output itself is thrown away). */
-function copyOut(url: string, sql: string): Promise<number> {
+/**
+ * Rows psql copies out for `sql` (the output itself is thrown away), and the CPU seconds its Postgres
+ * backend spent (sampled every 20 ms from /proc while it lives: the last sample, up to 20 ms short).
+ */
+function copyOut(url: string, sql: string): Promise<{ rows: number; cpu: number }> {
   return new Promise((ok, fail) => {
-    const psql = spawn('psql', [url, '-X', '-q', '-c', `copy (${sql}) to stdout`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const psql = spawn('psql', [url, '-X', '-q', '-A', '-t', '-c', 'select pg_backend_pid()', '-c', `copy (${sql}) to stdout`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let lines = 0;
+    let head = '';
+    let backend: number | undefined;
+    let cpu = 0;
+    const sampler = setInterval(() => {
+      try {
+        if (backend) cpu = cpuSeconds(backend);
+      } catch {
+        // the backend has exited: its last sample stands
+      }
+    }, 20);
     psql.stdout.on('data', (chunk: Buffer) => {
-      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      let from = 0;
+      if (backend === undefined) {
+        // The first line is the backend's pid; the copy's rows follow.
+        const end = chunk.indexOf(10);
+        head += chunk.toString('utf8', 0, end === -1 ? chunk.length : end);
+        if (end === -1) return;
+        backend = Number(head);
+        from = end + 1;
+      }
+      for (let i = chunk.indexOf(10, from); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
     });
     psql.once('error', fail);
-    psql.once('exit', (code) => (code === 0 ? ok(lines) : fail(new Error(`psql exited ${code}`))));
+    psql.once('exit', (code) => {
+      clearInterval(sampler);
+      if (code === 0) ok({ rows: lines, cpu });
+      else fail(new Error(`psql exited ${code}`));
+    });
   });
 }
 
-/** The database's ceiling: every type's rows copied out, one type after another, in rows per second. */
-async function ceiling(url: string): Promise<{ rows: number; perSecond: number }> {
+/**
+ * The database's ceiling: every type's rows copied out, one type after another, in rows per second,
+ * and the CPU its backends spent per row.
+ */
+async function ceiling(url: string): Promise<{ rows: number; perSecond: number; cpuPerRow: number }> {
   const t0 = performance.now();
   let rows = 0;
-  for (const type of TYPES) rows += await copyOut(url, allRowsSql(type));
-  return { rows, perSecond: Math.round(rows / ((performance.now() - t0) / 1000)) };
+  let cpu = 0;
+  for (const type of TYPES) {
+    const copied = await copyOut(url, allRowsSql(type));
+    rows += copied.rows;
+    cpu += copied.cpu;
+  }
+  return { rows, perSecond: Math.round(rows / ((performance.now() - t0) / 1000)), cpuPerRow: cpu / rows };
 }
 
 /**
@@ -143,6 +179,7 @@ export async function benchExport(): Promise<Row[]> {
     const ratio = Math.round((perSecond / floor.perSecond) * 100) / 100;
     const rss = usage.peakRss.records!;
     const perResource = (seconds: number) => Math.round((seconds / result.resources) * 1e7) / 10;
+    const exportCpu = (usage.cpu.records! + pgSeconds) / result.resources;
     return [
       { name: `data: ${d.patients} patients, ${d.visits} visits (scale ${d.scale}); ${result.resources} resources exported` },
       { name: 'COPY (same queries) TO STDOUT, rows/s (ceiling)', figure: floor.perSecond },
@@ -150,6 +187,10 @@ export async function benchExport(): Promise<Row[]> {
       { name: '$export ÷ ceiling (target >= 0.5)', figure: ratio, verdict: verdict(ratio >= 0.5) },
       { name: "records' CPU per resource exported, µs", figure: perResource(usage.cpu.records!) },
       { name: "records' Postgres backends' CPU per resource exported, µs", figure: perResource(pgSeconds) },
+      { name: "COPY's Postgres backend CPU per row, µs", figure: Math.round(floor.cpuPerRow * 1e7) / 10 },
+      // Less moved by other work on the machine than the wall-clock ratio: what a row costs Postgres
+      // to copy out against what a resource costs records and its backends together.
+      { name: 'COPY CPU per row ÷ $export CPU per resource (reference)', figure: Math.round((floor.cpuPerRow / exportCpu) * 100) / 100 },
       { name: 'records RSS before the export, MB', figure: idleRss },
       { name: `records peak RSS during the export, MB (target < ${RSS_TARGET_MB})`, figure: rss, verdict: verdict(rss < RSS_TARGET_MB) },
     ];
