@@ -20,8 +20,9 @@ const ASYNC = { prefer: 'respond-async', accept: 'application/fhir+json' };
 const SETTINGS = {
   EXPORT_POLL_INTERVAL_SECONDS: '1',
   EXPORT_WORKER_INTERVAL_MS: '100',
-  // Small pages: many of them at any size, so that the kill below lands mid-export.
-  EXPORT_PAGE_SIZE: String(Math.max(3, Math.round(PATIENTS / 8))),
+  // Small pages: many of them at any size, so that the kill below lands mid-export (at most records'
+  // default page, which large sizes run with).
+  EXPORT_PAGE_SIZE: String(Math.min(1_000, Math.max(3, Math.round(PATIENTS / 8)))),
   EXPORT_LEASE_SECONDS: '2',
 };
 
