@@ -101,17 +101,19 @@ async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<st
 
 /**
  * The ids of every file of a manifest, by type, each line parsed and handed to `each` on the way (the
- * resources themselves are not kept: at large sizes they would not fit in memory).
+ * resources themselves are not kept: at large sizes they would not fit in memory). Each file is asked
+ * for with a fresh principal, as a client asks with a fresh token: at large sizes the files take longer
+ * than one lives.
  */
 async function download(
   manifest: Json,
-  principal: string,
+  principal: () => Promise<string>,
   each: (type: string, res: Json) => void = () => {},
 ): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const file of manifest.output as { type: string; url: string; count: number }[]) {
     const res = await fetch(file.url.replace(/^https?:\/\/[^/]+/, base), {
-      headers: { 'x-simrs-principal': principal, accept: 'application/fhir+ndjson' },
+      headers: { 'x-simrs-principal': await principal(), accept: 'application/fhir+ndjson' },
     });
     assert.equal(res.status, 200, file.url);
     assert.equal(res.headers.get('content-type'), 'application/fhir+ndjson');
@@ -208,10 +210,14 @@ describe('Bulk Data export: a whole hospital', () => {
   });
 
   test('every line is valid FHIR R4; each file holds exactly the hospital’s ids of its type, none of the other hospital', async () => {
-    const files = await download(manifest, await warehouse(), (type, res) => {
-      assertValidFhir(res, `${type} line`);
-      assert.equal(res.resourceType, type);
-    });
+    const files = await download(
+      manifest,
+      () => warehouse(),
+      (type, res) => {
+        assertValidFhir(res, `${type} line`);
+        assert.equal(res.resourceType, type);
+      },
+    );
     const mine = await idsInDb(TENANT);
     const theirs = await idsInDb(OTHER);
     for (const type of TYPES) {
@@ -261,7 +267,7 @@ describe('Bulk Data export: a whole hospital', () => {
     const location = started.headers.get('content-location')!;
     const other = await r.principal(TENANT, 'tenant_admin', { userId: 'admin-lain' });
     assert.equal((await fhirCall(r, 'GET', location, { principal: other })).status, 404);
-    const files = await download((await manifestOf(location, admin)).body, await admin());
+    const files = await download((await manifestOf(location, admin)).body, admin);
     assert.equal(files.AllergyIntolerance!.length, (await idsInDb(TENANT)).AllergyIntolerance!.size);
     assert.equal((await fhirCall(r, 'DELETE', location, { principal: await admin() })).status, 202);
   });
@@ -271,11 +277,11 @@ describe('Bulk Data export: a whole hospital', () => {
     const since = new Date().toISOString();
     const created = dataOf<{ id: string }>(await r.mutate('pasien.create', newPasien(), admin));
     const started = await kickOff(`/Patient/$export?_since=${encodeURIComponent(since)}`, await warehouse());
-    const changed = await download((await manifestOf(started.headers.get('content-location')!, () => warehouse())).body, await warehouse());
+    const changed = await download((await manifestOf(started.headers.get('content-location')!, () => warehouse())).body, () => warehouse());
     assert.deepEqual(Object.keys(changed), ['Patient']);
     assert.deepEqual(changed.Patient, [created.id]);
     const one = await kickOff(`/Patient/${created.id}/$export?_type=Patient`, await warehouse());
-    const only = await download((await manifestOf(one.headers.get('content-location')!, () => warehouse())).body, await warehouse());
+    const only = await download((await manifestOf(one.headers.get('content-location')!, () => warehouse())).body, () => warehouse());
     assert.deepEqual(only.Patient, [created.id]);
   });
 });
@@ -316,7 +322,7 @@ describe('Bulk Data export: records killed mid-export', () => {
       throw new Error(`records did not start again: ${err.message}\n${second!.lines.join('\n')}`, { cause: err });
     });
     const location = `${base}${r.prefix}/fhir/$export-status/${job}`;
-    const files = await download((await manifestOf(location, () => warehouse())).body, await warehouse());
+    const files = await download((await manifestOf(location, () => warehouse())).body, () => warehouse());
     const mine = await idsInDb(TENANT);
     for (const type of TYPES) {
       const ids = files[type]!;
