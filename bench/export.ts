@@ -4,8 +4,12 @@
 // database's own ceiling in the same run: `COPY (<the same query, unpaged>) TO STDOUT` of every type's
 // rows through psql. Records' peak RSS is sampled during the export. Targets: at least 0.5 of the
 // ceiling; RSS under 250 MB. Alone: `node bench/export.ts`; BENCH_EXPORT_SCALE (default 1),
-// BENCH_KLINIS_DB names the data set's database (it is shared with bench/klinis.ts at the same scale).
+// BENCH_KLINIS_DB names the data set's database (it is shared with bench/klinis.ts at the same scale),
+// BENCH_PROFILE_DIR=<dir> writes records' --cpu-prof there (read it with bench/profile-top.ts),
+// BENCH_NODE_OPTIONS adds node options to records (heap settings), BENCH_EXPORT_PAGE_SIZE sets its
+// EXPORT_PAGE_SIZE (records' default otherwise).
 import { spawn } from 'node:child_process';
+import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { signPrincipal } from '@simrs/contracts/principal';
@@ -14,12 +18,16 @@ import { allRowsSql } from '@simrs/records/bulk-export-sql';
 import { recordsAppUrl } from '../scripts/lib/stack.ts';
 import { existingData, makeClinicalData } from './data-clinical.ts';
 import type { ClinicalData } from './data-clinical.ts';
-import { measureUsage, rssMb } from './procstat.ts';
+import { cpuByPid, cpuSeconds, measureUsage, rssMb } from './procstat.ts';
 import { TENANT } from './records.ts';
 
 const SCALE = Number(process.env.BENCH_EXPORT_SCALE ?? 1);
 const TYPES = ['Patient', 'Encounter', 'Observation', 'Condition', 'AllergyIntolerance'] as const;
 const RSS_TARGET_MB = 250;
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+const NODE_OPTIONS = [process.env.BENCH_NODE_OPTIONS, PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` : undefined]
+  .filter(Boolean)
+  .join(' ');
 
 type Row = Record<string, string | number>;
 const verdict = (ok: boolean) => (ok ? 'met' : 'SHORT');
@@ -31,25 +39,86 @@ async function data(): Promise<ClinicalData> {
   return makeClinicalData(SCALE, (line) => console.error(`  ${line}`));
 }
 
-/** Rows psql copies out for `sql` (the output itself is thrown away). */
-function copyOut(url: string, sql: string): Promise<number> {
+/**
+ * Rows psql copies out for `sql` (the output itself is thrown away), and the CPU seconds its Postgres
+ * backend spent (sampled every 20 ms from /proc while it lives: the last sample, up to 20 ms short).
+ */
+function copyOut(url: string, sql: string): Promise<{ rows: number; cpu: number }> {
   return new Promise((ok, fail) => {
-    const psql = spawn('psql', [url, '-X', '-q', '-c', `copy (${sql}) to stdout`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const psql = spawn('psql', [url, '-X', '-q', '-A', '-t', '-c', 'select pg_backend_pid()', '-c', `copy (${sql}) to stdout`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let lines = 0;
+    let head = '';
+    let backend: number | undefined;
+    let cpu = 0;
+    const sampler = setInterval(() => {
+      try {
+        if (backend) cpu = cpuSeconds(backend);
+      } catch {
+        // the backend has exited: its last sample stands
+      }
+    }, 20);
     psql.stdout.on('data', (chunk: Buffer) => {
-      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      let from = 0;
+      if (backend === undefined) {
+        // The first line is the backend's pid; the copy's rows follow.
+        const end = chunk.indexOf(10);
+        head += chunk.toString('utf8', 0, end === -1 ? chunk.length : end);
+        if (end === -1) return;
+        backend = Number(head);
+        from = end + 1;
+      }
+      for (let i = chunk.indexOf(10, from); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
     });
     psql.once('error', fail);
-    psql.once('exit', (code) => (code === 0 ? ok(lines) : fail(new Error(`psql exited ${code}`))));
+    psql.once('exit', (code) => {
+      clearInterval(sampler);
+      if (code === 0) ok({ rows: lines, cpu });
+      else fail(new Error(`psql exited ${code}`));
+    });
   });
 }
 
-/** The database's ceiling: every type's rows copied out, one type after another, in rows per second. */
-async function ceiling(url: string): Promise<{ rows: number; perSecond: number }> {
+/**
+ * The database's ceiling: every type's rows copied out, one type after another, in rows per second,
+ * and the CPU its backends spent per row.
+ */
+async function ceiling(url: string): Promise<{ rows: number; perSecond: number; cpuPerRow: number }> {
   const t0 = performance.now();
   let rows = 0;
-  for (const type of TYPES) rows += await copyOut(url, allRowsSql(type));
-  return { rows, perSecond: Math.round(rows / ((performance.now() - t0) / 1000)) };
+  let cpu = 0;
+  for (const type of TYPES) {
+    const copied = await copyOut(url, allRowsSql(type));
+    rows += copied.rows;
+    cpu += copied.cpu;
+  }
+  return { rows, perSecond: Math.round(rows / ((performance.now() - t0) / 1000)), cpuPerRow: cpu / rows };
+}
+
+/**
+ * `work`, and the CPU seconds records' Postgres backends spent meanwhile (a backend the pool opened
+ * during the work counts whole; one closed meanwhile is lost).
+ */
+async function withBackendCpu<T>(url: string, work: () => Promise<T>): Promise<{ result: T; seconds: number }> {
+  const owner = new pg.Client({ connectionString: url });
+  await owner.connect();
+  try {
+    const backends = async () =>
+      (
+        await owner.query<{ pid: number }>(
+          "select pid from pg_stat_activity where datname = current_database() and application_name = 'records'",
+        )
+      ).rows.map((r) => r.pid);
+    const before = cpuByPid(await backends());
+    const result = await work();
+    const after = cpuByPid(await backends());
+    let seconds = 0;
+    for (const [pid, cpu] of after) seconds += cpu - (before.get(pid) ?? 0);
+    return { result, seconds };
+  } finally {
+    await owner.end();
+  }
 }
 
 /** Kick-off to manifest; the resources the manifest counts. */
@@ -89,6 +158,8 @@ export async function benchExport(): Promise<Row[]> {
     // The bench polls every 250 ms: no throttling in its way.
     EXPORT_POLL_INTERVAL_SECONDS: '0',
     EXPORT_WORKER_INTERVAL_MS: '100',
+    ...(process.env.BENCH_EXPORT_PAGE_SIZE ? { EXPORT_PAGE_SIZE: process.env.BENCH_EXPORT_PAGE_SIZE } : {}),
+    ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}),
   });
   try {
     const url = `http://127.0.0.1:${port}`;
@@ -100,15 +171,26 @@ export async function benchExport(): Promise<Row[]> {
     );
     const floor = await ceiling(d.url);
     const idleRss = rssMb(proc.child.pid!);
-    const { result, usage } = await measureUsage({ records: proc.child.pid! }, () => exportOnce(`${url}/api/v1/fhir`, principal));
+    const {
+      result: { result, usage },
+      seconds: pgSeconds,
+    } = await withBackendCpu(d.url, () => measureUsage({ records: proc.child.pid! }, () => exportOnce(`${url}/api/v1/fhir`, principal)));
     const perSecond = Math.round(result.resources / result.seconds);
     const ratio = Math.round((perSecond / floor.perSecond) * 100) / 100;
     const rss = usage.peakRss.records!;
+    const perResource = (seconds: number) => Math.round((seconds / result.resources) * 1e7) / 10;
+    const exportCpu = (usage.cpu.records! + pgSeconds) / result.resources;
     return [
       { name: `data: ${d.patients} patients, ${d.visits} visits (scale ${d.scale}); ${result.resources} resources exported` },
       { name: 'COPY (same queries) TO STDOUT, rows/s (ceiling)', figure: floor.perSecond },
       { name: `$export resources/s (${Math.round(result.seconds)} s)`, figure: perSecond },
       { name: '$export ÷ ceiling (target >= 0.5)', figure: ratio, verdict: verdict(ratio >= 0.5) },
+      { name: "records' CPU per resource exported, µs", figure: perResource(usage.cpu.records!) },
+      { name: "records' Postgres backends' CPU per resource exported, µs", figure: perResource(pgSeconds) },
+      { name: "COPY's Postgres backend CPU per row, µs", figure: Math.round(floor.cpuPerRow * 1e7) / 10 },
+      // Less moved by other work on the machine than the wall-clock ratio: what a row costs Postgres
+      // to copy out against what a resource costs records and its backends together.
+      { name: 'COPY CPU per row ÷ $export CPU per resource (reference)', figure: Math.round((floor.cpuPerRow / exportCpu) * 100) / 100 },
       { name: 'records RSS before the export, MB', figure: idleRss },
       { name: `records peak RSS during the export, MB (target < ${RSS_TARGET_MB})`, figure: rss, verdict: verdict(rss < RSS_TARGET_MB) },
     ];

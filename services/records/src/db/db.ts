@@ -61,6 +61,38 @@ export function createAppPool(url: string, opts: { max: number; statementTimeout
 
 export interface Querier {
   query<R extends QueryResultRow>(sql: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<R[]>;
+  /**
+   * Each row handed to `onRow` as it arrives, none collected (pg keeps no rows for a query with a
+   * 'row' listener): a large result's rows are garbage as soon as they are used, young, and the caller
+   * works while Postgres is still sending. Resolves with the number of rows.
+   */
+  forEach<R extends QueryResultRow>(sql: string, params: unknown[], onRow: (row: R) => void): Promise<number>;
+}
+
+function forEachRow<R extends QueryResultRow>(
+  client: PoolClient,
+  sql: string,
+  params: unknown[],
+  onRow: (row: R) => void,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let rows = 0;
+    let failed: unknown;
+    const query = new pg.Query<R>({ text: sql, values: params });
+    query.on('row', (row: R) => {
+      if (failed !== undefined) return;
+      try {
+        onRow(row);
+        rows++;
+      } catch (err) {
+        // The rest of the result still arrives (a query cannot be stopped mid-result); it is ignored.
+        failed = err;
+      }
+    });
+    query.on('error', reject);
+    query.on('end', () => (failed === undefined ? resolve(rows) : reject(failed as Error)));
+    void client.query(query);
+  });
 }
 
 /**
@@ -167,6 +199,7 @@ async function txOn<T>(client: PoolClient, tenantId: string, work: (q: Querier) 
   const q: Querier = {
     query: async <R extends QueryResultRow>(sql: string, params: unknown[] = [], opts: { prepare?: boolean } = {}) =>
       (await client.query<R>(statement(sql, params, opts.prepare ?? false))).rows,
+    forEach: (sql, params, onRow) => forEachRow(client, sql, params, onRow),
   };
   let result: T;
   try {

@@ -22,7 +22,9 @@ export interface PageQuery {
 }
 
 export interface Page {
-  lines: string[];
+  /** The page's NDJSON in UTF-8, one line per resource, each ended by a newline (the buffer's, until its next page). */
+  body: Buffer;
+  lines: number;
   /** The id of the page's last row: where the next page starts. */
   last: string | undefined;
 }
@@ -98,12 +100,51 @@ export function allRowsSql(type: ExportType): string {
   return pageStatement(type, { after: undefined, since: undefined, patientId: undefined, limit: 0 }).sql.replace(/ limit \$1$/, '');
 }
 
-/** The next page of `type` for the export, as NDJSON lines. */
-export async function readPage(q: Querier, type: ExportType, page: PageQuery, ctx: MappingContext): Promise<Page> {
+/**
+ * NDJSON lines written straight into one growing buffer as UTF-8: each line's string is garbage as
+ * soon as it is copied, while young, and a page is held once, outside the JavaScript heap. One buffer
+ * serves a job's pages in turn (reset before each), so pages leave no buffers behind for the
+ * collector.
+ */
+export class NdjsonBuffer {
+  private buf = Buffer.allocUnsafe(64 * 1024);
+  private length = 0;
+
+  reset(): void {
+    this.length = 0;
+  }
+
+  append(line: string): void {
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8; one more for the newline.
+    const need = this.length + line.length * 3 + 1;
+    if (need > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      this.buf.copy(grown, 0, 0, this.length);
+      this.buf = grown;
+    }
+    this.length += this.buf.write(line, this.length);
+    this.buf[this.length++] = 10;
+  }
+
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+/**
+ * The next page of `type` for the export, as NDJSON. Each row becomes its line as it arrives and is
+ * dropped: what the page holds is its text, never its rows or their resources all at once.
+ */
+export async function readPage(q: Querier, type: ExportType, page: PageQuery, ctx: MappingContext, out: NdjsonBuffer): Promise<Page> {
   const { sql, values } = pageStatement(type, page);
-  const rows = await q.query<Row>(sql, values);
   const source = SOURCES[type];
-  return { lines: rows.map((row) => JSON.stringify(source.map(row, ctx))), last: rows.length ? String(rows.at(-1)!.id) : undefined };
+  out.reset();
+  let last: string | undefined;
+  const lines = await q.forEach<Row>(sql, values, (row) => {
+    out.append(JSON.stringify(source.map(row, ctx)));
+    last = String(row.id);
+  });
+  return { body: out.bytes(), lines, last };
 }
 
 /** The organization the hospital's resources name (its SATUSEHAT id, or empty). */

@@ -73,7 +73,13 @@ function common(e: Entry, kind: ServedKind, ctx: MappingContext, profile?: strin
   };
 }
 
-const iso = (v: string) => new Date(v).toISOString();
+/**
+ * A timestamp as Date#toISOString gives it. The app pool already answers timestamps so ('2026-01-02T
+ * 03:04:05.678Z': db/db.ts), and they pass as they are; anything else (a stored version's JSON) is
+ * parsed.
+ */
+const iso = (v: string) =>
+  v.length === 24 && v.charCodeAt(10) === 84 /* T */ && v.charCodeAt(23) === 90 /* Z */ ? v : new Date(v).toISOString();
 const patientRef = (e: Entry) => ({ reference: `Patient/${e.pasienId}` });
 const encounterRef = (e: Entry) => (e.kunjunganId ? { encounter: { reference: `Encounter/${e.kunjunganId}` } } : {});
 /** Who wrote the entry: identity's user id (no Practitioner resource is served). */
