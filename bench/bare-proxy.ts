@@ -17,18 +17,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { PRINCIPAL_HEADER } from '@simrs/contracts/principal';
+import { HOP_BY_HOP } from '@simrs/platform/hop-by-hop';
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-]);
 const READY = 'BARE_PROXY_PORT ';
 
 function forwarded(headers: IncomingHttpHeaders, principal: string): Record<string, string | string[]> {

@@ -6,20 +6,7 @@ import { Pool } from 'undici';
 import { injectTraceContext, log, sendError } from '../server/index.ts';
 import { BodyTimeout, PayloadTooLarge, readBody, tooDeep } from './body.ts';
 import { MAX_JSON_DEPTH } from '@simrs/platform/json-depth';
-
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  // Node has already answered "100 Continue" to the client; undici refuses to forward it.
-  'expect',
-]);
+import { HOP_BY_HOP } from '@simrs/platform/hop-by-hop';
 
 /**
  * Trace context is not copied: the gateway's own goes instead (a child of the caller's, injected by the
