@@ -36,6 +36,35 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
   });
 }
 
+/**
+ * Reads and drops what is left of a refused body, until it ends, `maxBytes` more have come or
+ * `timeoutMs` have passed, so that the connection can close without a reset.
+ */
+export function discardBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<void> {
+  if (req.readableEnded || req.destroyed || Number(req.headers['content-length'] ?? 0) > maxBytes) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = () => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', done);
+      req.off('error', done);
+      req.off('close', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) done();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    req.on('data', onData);
+    req.once('end', done);
+    req.once('error', done);
+    req.once('close', done);
+    req.resume();
+  });
+}
+
 /** Bodies read as JSON upstream: declared JSON, or undeclared (tRPC clients may omit the type). */
 function readAsJson(req: IncomingMessage): boolean {
   const type = String(req.headers['content-type'] ?? '').toLowerCase();

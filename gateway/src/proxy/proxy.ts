@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import { Pool } from 'undici';
 import { injectTraceContext, log, sendError } from '../server/index.ts';
-import { BodyTimeout, PayloadTooLarge, readBody, tooDeep } from './body.ts';
+import { BodyTimeout, discardBody, PayloadTooLarge, readBody, tooDeep } from './body.ts';
 import { MAX_JSON_DEPTH } from '@simrs/platform/json-depth';
 import { HOP_BY_HOP } from '@simrs/platform/hop-by-hop';
 
@@ -14,6 +14,8 @@ import { HOP_BY_HOP } from '@simrs/platform/hop-by-hop';
  * values and start a new trace.
  */
 const TRACE_CONTEXT = new Set(['traceparent', 'tracestate']);
+/** How many times the size limit a refused body may still send before its answer. */
+const DISCARD_FACTOR = 4;
 
 export interface Upstream {
   name: string;
@@ -61,12 +63,12 @@ export async function proxy(
   onUnauthorized?: Record<string, string>,
 ): Promise<void> {
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) return tooLarge(res, limits.maxBodyBytes);
+  if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) return tooLarge(req, res, limits);
   let body: Buffer | null = null;
   try {
     if (hasBody) body = await readBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
   } catch (err) {
-    if (err instanceof PayloadTooLarge) return tooLarge(res, limits.maxBodyBytes);
+    if (err instanceof PayloadTooLarge) return tooLarge(req, res, limits);
     if (err instanceof BodyTimeout) return sendError(res, 'TIMEOUT', 'the request body did not arrive in time', { connection: 'close' });
     return void res.destroy();
   }
@@ -97,7 +99,12 @@ export async function proxy(
   }
 }
 
-function tooLarge(res: Response, maxBodyBytes: number): void {
-  // The rest of the body is not read: close the connection rather than drain it.
-  sendError(res, 'PAYLOAD_TOO_LARGE', `request body over ${maxBodyBytes} bytes`, { connection: 'close' });
+/**
+ * Answers 413 once the client has sent the rest of its body (discarded), within the body's time limit
+ * and a few times its size limit: a socket closed with unread bytes is reset, and the reset can take
+ * the answer with it before the client reads it. A body beyond those bounds gets the answer at once.
+ */
+async function tooLarge(req: Request, res: Response, limits: { maxBodyBytes: number; bodyTimeoutMs: number }): Promise<void> {
+  await discardBody(req, limits.maxBodyBytes * DISCARD_FACTOR, limits.bodyTimeoutMs);
+  sendError(res, 'PAYLOAD_TOO_LARGE', `request body over ${limits.maxBodyBytes} bytes`, { connection: 'close' });
 }

@@ -168,6 +168,33 @@ describe('gateway routing', () => {
     assertEnvelope(await chunked.json(), 'PAYLOAD_TOO_LARGE', 413, 'pasien.create');
   });
 
+  test('a refused body is read to its end before the 413, so the client gets the answer and no reset', async () => {
+    // A server that closes with unread bytes resets the connection, and the reset can take the
+    // answer with it; the client here sends the rest of its body after the gateway has had time to answer.
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    const errors: string[] = [];
+    socket.on('error', (err: NodeJS.ErrnoException) => errors.push(err.code ?? err.message));
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString()));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    const part = 'x'.repeat(2000); // four of them: over MAX_BODY_BYTES, within what is read before the answer
+    socket.write(
+      `POST /trpc/pasien.create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${part.length * 4}\r\n\r\n${part}`,
+    );
+    const sent = (chunk: string) =>
+      new Promise<void>((resolve) => socket.write(chunk, (err) => (err && errors.push(err.message), resolve())));
+    for (let i = 1; i < 4; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      assert.equal(answer, '', 'the gateway answered before the body had arrived');
+      await sent(part);
+    }
+    socket.end();
+    await closed;
+    assert.deepEqual(errors, []);
+    assert.match(answer, /^HTTP\/1\.1 413/);
+    assert.match(answer, /"PAYLOAD_TOO_LARGE"/);
+  });
+
   test('a trickled body holds no upstream connection and times out with 408', async () => {
     const port = Number(new URL(url).port);
     const sockets = Array.from({ length: 140 }, () => {
