@@ -48,11 +48,15 @@ const annotations = new WeakMap<IncomingMessage, Annotation>();
 // key the HTTP instrumentation sets): its `route` becomes `http.route` and the span's name.
 const RPC_METADATA = createContextKey('OpenTelemetry SDK Context Key RPC_METADATA');
 
-/** Names the server span of `req` and adds attributes to it (applied when the response ends). */
+/**
+ * Names the server span of `req` and adds attributes to it (applied when the response ends). Without
+ * the HTTP instrumentation there is no such span, and nothing is kept.
+ */
 export function annotateRequest(
   req: IncomingMessage,
   annotation: { name?: string; route?: string; tenantId?: string; attributes?: Attributes },
 ): void {
+  if (!instrumented.has('http')) return;
   const current = annotations.get(req) ?? { attributes: {} };
   if (annotation.name !== undefined) current.name = annotation.name;
   if (annotation.route !== undefined) current.route = annotation.route;

@@ -8,7 +8,7 @@ import { annotateRequest, outcomeOf } from '@simrs/platform/spans';
 import { procedureTypes } from '../shims/index.ts';
 import { openApiDocument } from './openapi.ts';
 import { appRouter } from './router.ts';
-import { recordServerDuration, serverSpans } from './tracing.ts';
+import { recordServerDuration } from './tracing.ts';
 
 const m = meter('records');
 const calls = m.createCounter('records.procedure.calls', {
@@ -74,8 +74,7 @@ export function observeCall(
   const restRoute = call.surface === 'trpc' ? '' : (call.route ?? restRouteOf(req.method ?? 'GET', call.pathname, call.prefix));
   const name = call.surface === 'trpc' ? procedures.join(',') : restRoute;
   const route = call.surface === 'trpc' ? `/trpc/${procedures.join(',')}` : restRoute.replace(/^[A-Z]+ /, '');
-  if (serverSpans)
-    annotateRequest(req, { name, route, attributes: call.surface === 'trpc' ? { 'rpc.system': 'trpc', 'rpc.method': name } : {} });
+  annotateRequest(req, { name, route, attributes: call.surface === 'trpc' ? { 'rpc.system': 'trpc', 'rpc.method': name } : {} });
   res.once('finish', () => {
     const seconds = (performance.now() - started) / 1000;
     const outcome = outcomeOf(res.statusCode);

@@ -26,7 +26,7 @@ import { observeCall } from './metrics.ts';
 import { docsPage, openApiDocument } from './openapi.ts';
 import { principalVerifier } from './principals.ts';
 import { restHandler } from './rest.ts';
-import { inTraceContext, serverSpans } from './tracing.ts';
+import { inTraceContext } from './tracing.ts';
 import type { PrincipalVerifier } from './principals.ts';
 import { appRouter } from './router.ts';
 import { createCallerFactory } from './trpc.ts';
@@ -59,7 +59,7 @@ function contextFor(deps: RecordsDeps, verify: PrincipalVerifier, cursors: Curso
     if (principal) {
       const store = requestContext.getStore();
       if (store) store.tenantId = principal.tenantId;
-      if (serverSpans) annotateRequest(req, { tenantId: principal.tenantId });
+      annotateRequest(req, { tenantId: principal.tenantId });
     }
     const scope = principal
       ? {
