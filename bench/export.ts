@@ -13,6 +13,7 @@ import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { signPrincipal } from '@simrs/contracts/principal';
+import { podHeapOption } from '@simrs/platform/runtime';
 import { freePort, startService, waitFor, waitForReady } from '@simrs/platform/testing';
 import { allRowsSql } from '@simrs/records/bulk-export-sql';
 import { recordsAppUrl } from '../scripts/lib/stack.ts';
@@ -25,7 +26,12 @@ const SCALE = Number(process.env.BENCH_EXPORT_SCALE ?? 1);
 const TYPES = ['Patient', 'Encounter', 'Observation', 'Condition', 'AllergyIntolerance'] as const;
 const RSS_TARGET_MB = 250;
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
-const NODE_OPTIONS = [process.env.BENCH_NODE_OPTIONS, PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` : undefined]
+/** records with the heap limit its pod gives it (runtime.ts), and whatever BENCH_NODE_OPTIONS adds. */
+const NODE_OPTIONS = [
+  podHeapOption('records'),
+  process.env.BENCH_NODE_OPTIONS,
+  PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` : undefined,
+]
   .filter(Boolean)
   .join(' ');
 

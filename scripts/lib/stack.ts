@@ -7,13 +7,13 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { databaseUrl, dropDatabase, ensureDatabase } from '@simrs/platform/db';
-import { SERVICE_ENV, serviceArgs } from '@simrs/platform/runtime';
+import { podHeapOption, SERVICE_ENV, serviceArgs } from '@simrs/platform/runtime';
 import { freePort, startService, waitForReady } from '@simrs/platform/testing';
 import type { ServiceProcess } from '@simrs/platform/testing';
 import { eachLine, LastLines, messageOf } from './logs.ts';
 import { repoRoot } from './paths.ts';
 import type { LineSink } from './logs.ts';
-import { SERVICE_DIRS } from './settings.ts';
+import { SERVICE_DIRS, SERVICE_NAMES } from './settings.ts';
 import type { ServiceName, StackPort } from './settings.ts';
 
 export type { ServiceName };
@@ -248,6 +248,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const secrets = options.secrets ?? { auth: randomSecret(), principal: randomSecret() };
   const publicUrl = options.publicUrl ?? `http://localhost:${ports.gateway}`;
   const env = stackEnv(options, { ports, databases, secrets, publicUrl });
+  // Compiled, the services run as in their pods, with the heap limit the pod's memory gives them.
+  if (options.compiled)
+    for (const name of SERVICE_NAMES)
+      env[name] = { ...env[name], NODE_OPTIONS: [podHeapOption(name), env[name].NODE_OPTIONS].filter(Boolean).join(' ') };
   const launch = (name: ServiceName) =>
     options.output
       ? streamService(name, env[name], options.output, options.compiled)

@@ -5,11 +5,13 @@
 //   2. no layer of any image holds the CA bundle given to the build as a secret
 //   3. migrations from the images (the chart's Job command), each in its own container
 //   4. the four services in one pod (they reach each other on loopback, as the chart's Services would
-//      route them), each with the chart's securityContext, until every /readyz answers 200
-//   5. through the containerised gateway: healthCheck, OTP sign-in (code from the SMTP peer),
+//      route them), each with the chart's securityContext and memory limit, until every /readyz answers 200
+//   5. in each container, the heap limit its memory limit gives it (the one the bench uses outside one)
+//   6. through the containerised gateway: healthCheck, OTP sign-in (code from the SMTP peer),
 //      pasien.list with the cookie and with a bearer token (code flow + PKCE), a device-flow approval
-//   6. SIGTERM to each container: it drains and exits 0 within terminationGracePeriodSeconds
+//   7. SIGTERM to each container: it drains and exits 0 within terminationGracePeriodSeconds
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
@@ -18,7 +20,7 @@ import { createClient, grpc } from '@simrs/proto/grpc';
 import { databaseUrl, dropDatabase, ensureDatabase } from '@simrs/platform/db';
 import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
-import { serviceArgs } from '@simrs/platform/runtime';
+import { podHeapOption, POD_MEMORY_LIMIT_MIB, serviceArgs, YOUNG_GENERATION_FLAG } from '@simrs/platform/runtime';
 import { freePort, testRedisUrl, testServerUrl, waitFor } from '@simrs/platform/testing';
 import { caBundle, containerTools, imageExists, imageRef, LOCAL_BASE, OFFICIAL_BASE, run, SERVICES } from '../../scripts/lib/containers.ts';
 import type { ImageService } from '../../scripts/lib/containers.ts';
@@ -268,6 +270,8 @@ describe('the images run', () => {
           e2e.name(service),
           ...e2e.labels,
           ...securityFlags(chart),
+          '--memory',
+          `${POD_MEMORY_LIMIT_MIB[service]}m`,
           ...envFlags(env[service]),
           imageRef(service),
         ],
@@ -291,6 +295,18 @@ describe('the images run', () => {
       throw new Error(`${(err as Error).message}\n${logs.join('\n')}`, { cause: err });
     }
     say(`pod ${e2e.pod}: the four containers ready in ${seconds(performance.now() - started)}; gateway at ${stack.gatewayUrl}`);
+  });
+
+  step('in its container of the chart’s memory limit, each service has the heap limit the bench gives it outside one', async () => {
+    const heapLimit = 'v8.getHeapStatistics().heap_size_limit';
+    for (const service of SERVICES) {
+      const inPod = await run('podman', ['exec', e2e.name(service), 'node', YOUNG_GENERATION_FLAG, '-p', heapLimit], { timeoutMs: 30_000 });
+      const outside = execFileSync(process.execPath, [YOUNG_GENERATION_FLAG, podHeapOption(service), '-p', heapLimit], {
+        encoding: 'utf8',
+      });
+      assert.equal(inPod.stdout.trim(), outside.trim(), `${service}: heap_size_limit in its pod and with ${podHeapOption(service)}`);
+      say(`${service}: heap limit ${(Number(outside) / 2 ** 20).toFixed(0)} MiB under a ${POD_MEMORY_LIMIT_MIB[service]} MiB container`);
+    }
   });
 
   step('healthCheck through the containerised gateway', async () => {

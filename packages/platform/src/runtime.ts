@@ -21,6 +21,29 @@ export const YOUNG_GENERATION_FLAG = '--max-semi-space-size=16';
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = [GC_FLAG, YOUNG_GENERATION_FLAG];
 
+/** Each service's container memory limit in the chart (charts/simrs/values.yaml), MiB. */
+export const POD_MEMORY_LIMIT_MIB: Readonly<Record<'gateway' | 'identity' | 'records' | 'notifier', number>> = {
+  gateway: 512,
+  identity: 512,
+  records: 512,
+  notifier: 256,
+};
+
+/** The least old generation V8 gives itself however little memory there is (Node's pointers are not compressed). */
+const MIN_OLD_GENERATION_MB = 256;
+
+/**
+ * The V8 heap limit a service has in its pod, as a node option. Node sizes V8's heap from the memory
+ * its cgroup allows: in a container the old generation may take half of the limit, never less than
+ * V8's floor; and the smaller that limit, the less V8 lets the old generation grow between full
+ * collections. Outside a container Node sizes the heap from the whole machine, so a stack that runs the
+ * services as the images do (compiled: the bench) gives them this option. test/images checks it against
+ * each image in a container of the chart's limit; test/pod-heap.test.ts checks the limits against the chart.
+ */
+export function podHeapOption(service: keyof typeof POD_MEMORY_LIMIT_MIB): string {
+  return `--max-old-space-size=${Math.max(POD_MEMORY_LIMIT_MIB[service] / 2, MIN_OLD_GENERATION_MB)}`;
+}
+
 /**
  * The export condition that resolves the shared workspaces to their compiled dist/ (their package.json
  * `exports`), so that a compiled service never loads a .ts file and Node's type stripper, with its
