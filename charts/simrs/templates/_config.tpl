@@ -32,6 +32,7 @@ MIGRATE_ON_START: "false"     # the owner role stays with the migration Job
 INTEGRATION_PREFIX: {{ $v.config.integrationPrefix | quote }}
 PUBLIC_URL: {{ $v.config.publicUrl | quote }}
 SATUSEHAT_WORKER: "true"      # sends finished visits to SATUSEHAT (egress: networkPolicy.satusehat)
+{{- include "simrs.redisConfig" $v }}
 {{- else if eq .name "notifier" }}
 HTTP_PORT: {{ $ports.notifier.http | quote }}
 MIGRATE_ON_START: "false"     # the migration Job does it, once, before the pods roll
@@ -59,7 +60,7 @@ OTEL_EXPORTER_OTLP_PROTOCOL: {{ $v.telemetry.otlp.protocol | quote }}
 {{- toYaml $data }}
 {{- end }}
 
-{{/* Redis through Sentinels when the operator lists them (gateway and identity). */}}
+{{/* Redis through Sentinels when the operator lists them (gateway, identity and records). */}}
 {{- define "simrs.redisConfig" -}}
 {{- with .config.redisSentinels }}
 REDIS_SENTINELS: {{ join "," . | quote }}

@@ -1,4 +1,4 @@
-import { flag, loadConfig, logLevel, port, urlWith, z } from '@simrs/platform/config';
+import { flag, loadConfig, logLevel, port, redisSettings, urlWith, z } from '@simrs/platform/config';
 
 export const configSchema = z
   .object({
@@ -42,7 +42,10 @@ export const configSchema = z
     EXPORT_LEASE_SECONDS: z.coerce.number().int().min(2).max(600).default(30),
     LOG_LEVEL: logLevel,
     /** Shared across replicas: SATUSEHAT's access tokens, cached per hospital. Unset: nothing is sent to SATUSEHAT. */
-    REDIS_URL: urlWith('redis', 'rediss').optional(),
+    REDIS_URL: redisSettings.REDIS_URL.optional(),
+    /** With Sentinels (as the gateway and identity): the master is the one they name, not REDIS_URL's host. */
+    REDIS_SENTINELS: redisSettings.REDIS_SENTINELS,
+    REDIS_MASTER_NAME: redisSettings.REDIS_MASTER_NAME,
     SATUSEHAT_STAGING_URL: urlWith('http', 'https').default('https://api-satusehat-stg.dto.kemkes.go.id'),
     SATUSEHAT_PRODUCTION_URL: urlWith('http', 'https').default('https://api-satusehat.kemkes.go.id'),
     /** Seals the hospitals' SATUSEHAT client secrets at rest and the tokens in Redis. Unset: derived from PRINCIPAL_SECRET. */

@@ -31,7 +31,7 @@ try {
 observePgPool('records', pool);
 const stopCountingOutbox = observeOutbox(pool);
 // SATUSEHAT sending needs the shared token cache; without REDIS_URL finished visits wait in the outbox.
-const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, 'records') : undefined;
+const redis = config.REDIS_URL ? createRedis({ ...config, REDIS_URL: config.REDIS_URL }, 'records') : undefined;
 useSatusehat(config, redis);
 if (!redis) log.warn('REDIS_URL is not set: finished visits wait in the SATUSEHAT outbox until it is');
 const worker = redis && config.SATUSEHAT_WORKER ? startSatusehatWorker({ pool, redis, config, log }) : undefined;
