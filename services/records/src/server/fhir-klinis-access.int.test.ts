@@ -8,6 +8,7 @@ import type { FhirResource } from 'fhir-kit-client';
 import { assertValidFhir } from '@simrs/platform/testing/fhir-validation';
 import {
   allergy,
+  AMENDMENT_REASON,
   assertOutcome,
   bpObservation,
   dataOf,
@@ -166,12 +167,23 @@ describe('FHIR clinical resources: scopes, roles, need-to-know, tenants', () => 
     );
   });
 
-  test('another hospital: a 404 by id, an empty search, whoever asks', async () => {
+  test('another hospital: a 404 by id, an empty search, no update, whoever asks', async () => {
     const lain = await w.r.principal('rs-lain', 'doctor', { userId: 'dr-ani' });
     for (const type of TYPES) {
-      assertOutcome(await fhirCall(w.r, 'GET', `/${type}/${made[type]}`, { principal: lain }), 404, 'not-found');
-      assertOutcome(await fhirCall(w.r, 'GET', `/${type}/${made[type]}/_history`, { principal: lain }), 404, 'not-found');
+      const path = `/${type}/${made[type]}`;
+      assertOutcome(await fhirCall(w.r, 'GET', path, { principal: lain }), 404, 'not-found');
+      assertOutcome(await fhirCall(w.r, 'GET', `${path}/_history`, { principal: lain }), 404, 'not-found');
       assert.deepEqual(matchIds((await fhirCall(w.r, 'GET', `/${type}?patient=${pasienId}`, { principal: lain })).body), []);
+      // An update as the owner would send it (its version, a reason) changes nothing for another hospital.
+      const mine = (await fhirCall(w.r, 'GET', path, { principal: w.doctor })).body;
+      const amended = { ...mine, extension: [{ url: AMENDMENT_REASON, valueString: 'dari rumah sakit lain' }] };
+      const put = await fhirCall(w.r, 'PUT', path, { principal: lain, body: amended, headers: { 'if-match': 'W/"1"' } });
+      assertOutcome(put, 404, 'not-found');
+      assert.equal(
+        (await fhirCall(w.r, 'GET', path, { principal: w.doctor })).body.meta.versionId,
+        mine.meta.versionId,
+        `${type}: unchanged`,
+      );
     }
     const admin = await w.r.principal('rs-lain', 'tenant_admin');
     const own = dataOf<{ id: string }>(await w.r.mutate('pasien.create', newPasien(4242), admin)).id;
@@ -179,7 +191,7 @@ describe('FHIR clinical resources: scopes, roles, need-to-know, tenants', () => 
     assertOutcome(await fhirCall(w.r, 'POST', '/Observation', { principal: lain, body: bodyFor('Observation') }), 404, 'not-found');
   });
 
-  test('fhir-kit-client creates, searches and reads Observation, Condition and AllergyIntolerance', async () => {
+  test('fhir-kit-client creates, searches and reads Observation, Condition and AllergyIntolerance, and finds and reads the Encounter', async () => {
     const { pasienId: p, visit: v } = await w.startedVisit();
     const client = (principal: string) =>
       new Client({ baseUrl: `${w.r.url}${w.r.prefix}/fhir`, customHeaders: { 'x-simrs-principal': principal } });
@@ -201,6 +213,14 @@ describe('FHIR clinical resources: scopes, roles, need-to-know, tenants', () => 
       const read = assertValidFhir((await doctor.read({ resourceType: body.resourceType, id: String(created.id) })) as Json, 'read');
       assert.equal(read.meta.versionId, '1');
     }
+    // Visits are made by registration (queue number, clinic) and move through the visit procedures: FHIR reads and finds them.
+    const encounters = assertValidFhir(
+      (await doctor.search({ resourceType: 'Encounter', searchParams: { patient: p } })) as Json,
+      'search',
+    );
+    assert.deepEqual(matchIds(encounters), [v]);
+    const encounter = assertValidFhir((await doctor.read({ resourceType: 'Encounter', id: v })) as Json, 'read');
+    assert.equal(encounter.status, 'in-progress');
     await assert.rejects(
       nurse.create({ resourceType: 'Condition', body: diagnosisCondition(p, v, 'I10', 'secondary') as FhirResource }),
       (err: Json) => {
