@@ -87,9 +87,8 @@ before(async () => {
   }
   await registerPatients(stack, cookies.admin, 3);
   const list = await query<{ items: { id: string; nama: string }[] }>('pasien.list', cookies.admin, { limit: 10 });
-  [patientA, patientB, patientC] = ['Siti Rahmawati', 'Budi Santoso', 'Dewi Lestari'].map((nama) =>
-    list.data.items.find((p) => p.nama === nama)!,
-  );
+  const named = (nama: string) => list.data.items.find((p) => p.nama === nama)!;
+  [patientA, patientB, patientC] = [named('Siti Rahmawati'), named('Budi Santoso'), named('Dewi Lestari')];
   await loadIcdCodes(stack.databases.records);
   ({ browser, close: closeBrowser } = await launchBrowser());
 });
