@@ -17,6 +17,8 @@ import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import { startRedisServer } from '../scripts/lib/redis.ts';
 import type { RedisServer } from '../scripts/lib/redis.ts';
+import { authlib } from './support/authlib.ts';
+import type { BackendKeys } from './support/authlib.ts';
 import { issueRegistrationToken } from './support/oauth.ts';
 import { startReplicatedStack } from './support/replicas.ts';
 import type { ReplicatedStack } from './support/replicas.ts';
@@ -24,8 +26,6 @@ import { seedUsers } from './support/users.ts';
 
 const TENANT = 'rs-sistem';
 const ADMIN = 'admin@rs-sistem.test';
-const PYTHON = '/usr/bin/python3';
-const CLIENT_SCRIPT = join(import.meta.dirname, 'support', 'authlib_client.py');
 const STEP_TIMEOUT_MS = 20_000;
 const SCOPE = 'system/Patient.rs system/Observation.rs';
 
@@ -33,30 +33,15 @@ let redis: RedisServer;
 let smtp: SmtpPeer;
 let replicated: ReplicatedStack;
 
-interface Keys {
-  private: Record<string, unknown>;
-  jwks: { keys: Record<string, unknown>[] };
-}
 interface Backend {
   clientId: string;
-  keys: Keys;
+  keys: BackendKeys;
   alg: 'RS384' | 'ES384';
 }
 let rsa: Backend;
 
 const publicUrl = () => replicated.stack.publicUrl;
 const tokenEndpoint = () => `${publicUrl()}/api/auth/oauth2/token`;
-
-/** One step of the Python client: JSON in on stdin, JSON out. */
-async function authlib<T>(command: string, input: Record<string, unknown>): Promise<T> {
-  const run = promisify(execFile)(PYTHON, ['-I', CLIENT_SCRIPT, command], {
-    timeout: STEP_TIMEOUT_MS,
-    killSignal: 'SIGKILL',
-    env: { ...process.env, AUTHLIB_INSECURE_TRANSPORT: '1' },
-  });
-  run.child.stdin!.end(JSON.stringify(input));
-  return JSON.parse((await run).stdout) as T;
-}
 
 async function register(metadata: Record<string, unknown>): Promise<Response> {
   return fetch(`${publicUrl()}/api/auth/oauth2/register`, {
@@ -67,7 +52,7 @@ async function register(metadata: Record<string, unknown>): Promise<Response> {
 }
 
 async function registerBackend(alg: Backend['alg']): Promise<Backend> {
-  const keys = await authlib<Keys>('backend-keys', { alg });
+  const keys = await authlib<BackendKeys>('backend-keys', { alg });
   const res = await register({
     client_name: `Gudang data ${alg}`,
     token_endpoint_auth_method: 'private_key_jwt',
@@ -83,7 +68,7 @@ async function registerBackend(alg: Backend['alg']): Promise<Backend> {
 
 /** The administrator's CLI registers the backend service with a JWKS file. */
 async function registerWithCli(alg: Backend['alg']): Promise<Backend> {
-  const keys = await authlib<Keys>('backend-keys', { alg });
+  const keys = await authlib<BackendKeys>('backend-keys', { alg });
   const dir = await mkdtemp(join(tmpdir(), 'simrs-jwks-'));
   try {
     const file = join(dir, 'jwks.json');

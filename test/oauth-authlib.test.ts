@@ -6,19 +6,13 @@
 // Authlib's CodeIDToken), the API call, refresh rotation, revocation, introspection — and prints JSON; the
 // browser's part (sign-in by e-mail OTP, consent) is this file's, with a session cookie.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
+import { authlib } from './support/authlib.ts';
 import { authorizeWithFetch, Browserless, issuerUrl, issueRegistrationToken, startOAuthWorld } from './support/oauth.ts';
 import type { OAuthWorld } from './support/oauth.ts';
 
 const TENANT = 'rs-authlib';
 const USERS = { admin: 'admin@rs-authlib.test', doctor: 'dokter@rs-authlib.test', nurse: 'perawat@rs-authlib.test' };
-/** Debian's interpreter, where python3-authlib is installed (a python3 earlier on PATH may lack it). */
-const PYTHON = '/usr/bin/python3';
-const CLIENT_SCRIPT = join(import.meta.dirname, 'support', 'authlib_client.py');
-const STEP_TIMEOUT_MS = 20_000;
 const SCOPE = 'openid simrs:read offline_access';
 
 let world: OAuthWorld;
@@ -68,20 +62,6 @@ interface ApiAnswer {
 interface Introspected {
   status: number;
   body: { active: boolean; client_id?: string; sub?: string };
-}
-
-/** One step of the Python client: JSON in on stdin, JSON out; killed if it outlives STEP_TIMEOUT_MS. */
-async function authlib<T>(command: string, input: Record<string, unknown>): Promise<T> {
-  // -I: isolated mode, so no PYTHON* variable or user site of this machine changes what is imported.
-  const run = promisify(execFile)(PYTHON, ['-I', CLIENT_SCRIPT, command], {
-    timeout: STEP_TIMEOUT_MS,
-    killSignal: 'SIGKILL',
-    // Loopback HTTP: Authlib insists on HTTPS unless told otherwise.
-    env: { ...process.env, AUTHLIB_INSECURE_TRANSPORT: '1' },
-  });
-  run.child.stdin!.end(JSON.stringify(input));
-  const { stdout } = await run;
-  return JSON.parse(stdout) as T;
 }
 
 interface Client {
