@@ -1,7 +1,8 @@
 // The dashboard's integrations and devices in Chromium, against the whole stack through the gateway:
-// an administrator revokes an OAuth client (its bearer token refused by the gateway within 1 s), and
-// a device waiting for approval is listed for the administrator and approved by a nurse who sees the
-// application's name. (test/dashboard.test.ts has every other flow.)
+// an administrator revokes an OAuth client (its bearer token refused by the gateway within 1 s),
+// registers a SMART backend service with its public keys (whose assertion, signed by Authlib, then
+// gets a token that reads FHIR), and a device waiting for approval is listed for the administrator and
+// approved by a nurse who sees the application's name. (test/dashboard.test.ts has every other flow.)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -12,6 +13,8 @@ import { startRedisServer } from '../scripts/lib/redis.ts';
 import type { RedisServer } from '../scripts/lib/redis.ts';
 import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
+import { authlib } from './support/authlib.ts';
+import type { BackendKeys } from './support/authlib.ts';
 import { launchBrowser } from './support/browser.ts';
 import { checkPage, ensureDashboardBuilt, openContext, ROLE_OF, TENANT, USERS } from './support/dashboard.ts';
 import { apiQuery, Browserless, DEVICE_CODE_GRANT, issueRegistrationToken, registerClient, tokensFor, within } from './support/oauth.ts';
@@ -85,6 +88,69 @@ describe('integrations and devices', () => {
         }),
       });
       assert.ok(refresh.status >= 400 && refresh.status < 500, `the refresh token is dead too (${refresh.status})`);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('an admin registers a backend service by keyboard with its JWKS from a file; Authlib signs its assertion and the token reads FHIR within its scopes', async () => {
+    const keys = await authlib<BackendKeys>('backend-keys', { alg: 'ES384' });
+    const { context, page } = await contextAs(USERS.admin);
+    try {
+      await page.goto('/admin/integrasi');
+      const form = page.locator('#backend-form');
+      await form.locator('textarea[name="jwks"]').fill('bukan JSON');
+      await form.locator('#scope-Patient').uncheck();
+      await form.locator('#register-backend').click();
+      // Each wrong input says what to fix, and nothing is sent.
+      assert.equal(await form.locator('.field-error').count(), 3);
+      await form.locator('.field-error', { hasText: 'bukan JWKS' }).waitFor();
+      await checkPage(page, 'backend-form-errors');
+
+      await form.locator('[name="backend-name"]').focus();
+      await page.keyboard.type('Gudang Data Dinkes');
+      for (const resource of ['Patient', 'Observation']) {
+        await form.locator(`#scope-${resource}`).focus();
+        await page.keyboard.press('Space');
+      }
+      const jwksFile = { name: 'jwks.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(keys.jwks)) };
+      await form.locator('input[type="file"]').setInputFiles(jwksFile);
+      await page.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('textarea[name="jwks"]')?.value.includes('"keys"'));
+      const answered = page.waitForResponse((r) => r.url().endsWith('/api/auth/oauth2/register'));
+      await form.locator('#register-backend').focus();
+      await page.keyboard.press('Enter');
+      assert.equal((await answered).status(), 201);
+      const registered = form.locator('#registered-backend');
+      await registered.waitFor();
+      const clientId = await registered.locator('#backend-client-id').inputValue();
+      assert.deepEqual(await registered.locator('#scope-list li').evaluateAll((li) => li.map((l) => l.getAttribute('data-scope'))), [
+        'system/Patient.rs',
+        'system/Observation.rs',
+      ]);
+      assert.match((await registered.locator('#scope-list').textContent()) ?? '', /semua pasien rumah sakit ini, oleh sistem itu sendiri/);
+      await checkPage(page, 'backend-registered');
+      const row = page.locator(`#client-list .client[data-client-id="${clientId}"]`);
+      await row.locator('text=layanan backend').waitFor();
+      assert.match((await row.textContent()) ?? '', /Gudang Data Dinkes/);
+
+      // The page names the token endpoint the assertion's aud must be; Authlib signs for it.
+      const tokenEndpoint = /aud = (\S+?\/oauth2\/token)/.exec((await registered.textContent()) ?? '')?.[1];
+      assert.ok(tokenEndpoint, 'the page says where to ask for tokens');
+      const ask = (scope: string) =>
+        authlib<{ token?: { access_token: string }; error?: string }>('backend-grant', {
+          client_id: clientId,
+          token_endpoint: tokenEndpoint,
+          private: keys.private,
+          alg: 'ES384',
+          scope,
+        });
+      const granted = await ask('system/Patient.rs system/Observation.rs');
+      assert.ok(granted.token, JSON.stringify(granted));
+      const read = await fetch(`${stack.gatewayUrl}/api/v1/fhir/Patient?_count=1`, {
+        headers: { authorization: `Bearer ${granted.token.access_token}`, accept: 'application/fhir+json' },
+      });
+      assert.equal(read.status, 200);
+      assert.equal((await ask('system/Condition.rs')).error, 'invalid_scope', 'a scope the administrator did not choose is refused');
     } finally {
       await context.close();
     }

@@ -121,6 +121,13 @@ export interface RegistrationToken {
   expiresAt: Timestamp;
 }
 
+/** identity's answer to a registration (RFC 7591 §3.2.1), as far as the dashboard reads it. */
+export interface RegisteredClient {
+  client_id: string;
+  client_name?: string;
+  scope?: string;
+}
+
 export interface DeviceRequest {
   user_code: string;
   status: string;
@@ -141,6 +148,8 @@ export const identity = {
   oauthClients: () => get<{ clients: OAuthClient[] }>('/tenant/oauth-clients'),
   issueRegistrationToken: (allowWrite: boolean, ttlSeconds: number) =>
     post<RegistrationToken>('/tenant/registration-tokens', { allowWrite, ttlSeconds }),
+  /** RFC 7591 registration with the administrator's session (a backend service's metadata). */
+  registerBackendService: (metadata: Record<string, unknown>) => post<RegisteredClient>('/oauth2/register', metadata),
   revokeOAuthClient: (clientId: string) => post<{ usersNotified: number }>('/tenant/revoke-oauth-client', { clientId }),
   deviceRequests: () => get<{ requests: PendingDeviceRequest[] }>('/tenant/device-requests'),
   names: () => get<{ users: TenantName[] }>('/tenant/names'),

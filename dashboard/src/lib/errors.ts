@@ -65,6 +65,7 @@ const IDENTITY_RULES: Rule[] = [
   [/valid e-mail address is required/, (t) => t('fieldError.email')],
   [/^role must be one of/, (t) => t('fieldError.choice')],
   [/lifetime must be/, (t) => t('apiError.tokenLifetime')],
+  [/^jwks_uri must be an https URL$/, (t) => t('backend.badUrl')],
 ];
 
 function byRules(rules: Rule[], t: TFunction, message: string): string | undefined {

@@ -4,6 +4,7 @@ import { oauthEn } from './oauth.ts';
 import { clinicEn } from './clinic.ts';
 import { auditClinicalEn, clinicalActionsEn, clinicalFilterNamesEn } from './audit-clinical.ts';
 import { satusehatEn } from './satusehat.ts';
+import { backendEn } from './backend.ts';
 import { exportEn } from './export.ts';
 
 export const en: typeof id = {
@@ -11,6 +12,7 @@ export const en: typeof id = {
   ...clinicEn,
   ...auditClinicalEn,
   ...satusehatEn,
+  ...backendEn,
   ...exportEn,
   common: {
     loading: 'Loading…',

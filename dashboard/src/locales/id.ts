@@ -3,12 +3,14 @@ import { oauthId } from './oauth.ts';
 import { clinicId } from './clinic.ts';
 import { auditClinicalId, clinicalActionsId, clinicalFilterNamesId } from './audit-clinical.ts';
 import { satusehatId } from './satusehat.ts';
+import { backendId } from './backend.ts';
 import { exportId } from './export.ts';
 export const id = {
   ...oauthId,
   ...clinicId,
   ...auditClinicalId,
   ...satusehatId,
+  ...backendId,
   ...exportId,
   common: {
     loading: 'Memuat…',

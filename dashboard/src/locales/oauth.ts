@@ -11,6 +11,7 @@ export const oauthId = {
     search: 'mencari pasien',
     user: 'pasien mana pun di rumah sakit Anda, sejauh peran Anda mengizinkan',
     patient: 'hanya satu pasien yang dipilih untuk aplikasi ini',
+    system: 'semua pasien rumah sakit ini, oleh sistem itu sendiri tanpa pengguna',
     and: 'dan',
     sentence: '{{actions}}: {{whose}}',
     encounter: {
@@ -90,6 +91,7 @@ export const oauthEn: typeof oauthId = {
     search: 'search for patients',
     user: 'any patient in your hospital, as far as your role allows',
     patient: 'only the one patient chosen for this app',
+    system: 'every patient of this hospital, by the system itself with no user',
     and: 'and',
     sentence: '{{actions}}: {{whose}}',
     encounter: {

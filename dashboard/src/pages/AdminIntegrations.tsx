@@ -11,14 +11,20 @@ import { useFormat } from '../lib/format.ts';
 import type { OAuthClient } from '../lib/auth.ts';
 import { ConfirmDialog, Loading, PageTitle, SelectField, Status } from '../ui/kit.tsx';
 import { ScopeList } from '../ui/ScopeList.tsx';
+import { BackendServiceForm } from './BackendServiceForm.tsx';
 
 const KEY = ['identity', 'oauth-clients'];
 const LIFETIMES = [3600, 86400, 7 * 86400];
+
+/** A backend service acts for itself with the client-credentials grant alone, and has no redirect. */
+const isBackendService = (c: OAuthClient) => c.grantTypes.length === 1 && c.grantTypes[0] === 'client_credentials';
 
 export default function AdminIntegrations() {
   const { t } = useTranslation();
   const f = useFormat();
   const queryClient = useQueryClient();
+  const clientKind = (c: OAuthClient) =>
+    t(isBackendService(c) ? 'backend.kind' : c.public ? 'integrations.public' : 'integrations.confidential');
   const clients = useQuery({ queryKey: KEY, queryFn: identity.oauthClients });
   const [pending, setPending] = useState<OAuthClient>();
   const [status, setStatus] = useState<{ message: string; error: boolean }>();
@@ -33,6 +39,7 @@ export default function AdminIntegrations() {
       <PageTitle text={t('integrations.title')} />
       <p className="lead">{t('integrations.lead')}</p>
       <IssueToken />
+      <BackendServiceForm listKey={KEY} />
       <h2>{t('integrations.clients')}</h2>
       {status ? <Status message={status.message} error={status.error} id="integrations-status" /> : null}
       {clients.isPending ? <Loading /> : null}
@@ -44,14 +51,16 @@ export default function AdminIntegrations() {
             <div>
               <h3>{c.name || c.clientId}</h3>
               <p className="small">
-                <span className="mono">{c.clientId}</span> · {c.public ? t('integrations.public') : t('integrations.confidential')} ·{' '}
+                <span className="mono">{c.clientId}</span> · {clientKind(c)} ·{' '}
                 {t('integrations.registered', { when: f.dateTime(c.createdAt) })}
                 {c.disabled ? <span className="badge">{t('integrations.disabled')}</span> : null}
               </p>
               <ScopeList scopes={c.scopes} />
-              <p className="small">
-                {t('integrations.redirects')}: {c.redirectUris.join(', ') || '—'}
-              </p>
+              {isBackendService(c) ? null : (
+                <p className="small">
+                  {t('integrations.redirects')}: {c.redirectUris.join(', ') || '—'}
+                </p>
+              )}
             </div>
             {c.disabled ? null : (
               <div className="actions">

@@ -40,7 +40,7 @@ function smartWords(t: TFunction, scope: string): string | undefined {
   const group = VERBS[parsed.resource];
   const verbs = parsed.actions.map((a) => t(group ? `smart.${group}.${a}` : `smart.${a}`));
   const actions = verbs.length === 1 ? verbs[0]! : `${verbs.slice(0, -1).join(', ')} ${t('smart.and')} ${verbs.at(-1)!}`;
-  const whose = t(parsed.context === 'user' ? 'smart.user' : 'smart.patient');
+  const whose = t(`smart.${parsed.context}`);
   const sentence = parsed.category
     ? t('smart.sentenceCategory', { actions, category: categoryWords(t, parsed.category), whose })
     : t('smart.sentence', { actions, whose });
