@@ -1,17 +1,18 @@
 // The export worker each records replica runs: it leases one running job at a time (any tenant's;
 // records.export_claim, FOR UPDATE SKIP LOCKED, so two replicas never work on the same job) and writes
-// it page by page under that job's tenant. Each page is read, written as one chunk and its type's
-// cursor advanced in one transaction that first re-reads the job (cancelled: stop), so a replica that
-// dies mid-page leaves the page undone and whoever takes the lapsed lease writes it once. Finished
-// jobs past their expiry are removed with their files.
+// it page by page under that job's tenant. Each page is read from its type's cursor, then written as
+// one chunk with the cursor advanced in one transaction that first locks the job and checks that it
+// still runs and its cursor is where the page was read from (cancelled, or taken over: stop). So a
+// replica that dies mid-page leaves the page undone and whoever takes the lapsed lease writes it once.
+// Finished jobs past their expiry are removed with their files.
 import type { Pool } from '@simrs/platform/db';
 import { isUnavailable, tenantDb } from '../db/index.ts';
-import type { Querier } from '../db/index.ts';
+import type { Querier, TenantDb } from '../db/index.ts';
 import { log } from '../server/index.ts';
 import type { ExportType } from './bulk-params.ts';
-import { toJob } from './bulk-jobs.ts';
 import type { ExportJob, TypeProgress } from './bulk-jobs.ts';
 import { mappingContext, NdjsonBuffer, readPage } from './bulk-sources.ts';
+import type { Page } from './bulk-sources.ts';
 import type { MappingContext } from './clinical-mapping.ts';
 
 export interface ExportWorkerOptions {
@@ -23,38 +24,42 @@ export interface ExportWorkerOptions {
 
 type Row = Record<string, unknown>;
 
-/** What a job's pages share: how its rows map, and the buffer each page is written into in turn. */
+/** What a job's pages share: how its rows map, what they select, and the two buffers pages alternate in. */
 interface JobState {
   ctx: MappingContext;
-  out: NdjsonBuffer;
+  since: string | undefined;
+  patientId: string | undefined;
+  buffers: [NdjsonBuffer, NdjsonBuffer];
 }
 
-/** One page of `type` in one transaction; false when the job is gone (cancelled) or the type is done. */
-async function writePage(q: Querier, jobId: string, type: ExportType, state: JobState, opts: ExportWorkerOptions): Promise<boolean> {
+const FRESH: TypeProgress = { count: 0, seq: 0, done: false };
+
+/**
+ * Commits one page read from the cursor `from`: its chunk and the advanced cursor, in one transaction
+ * that first locks the job. Nothing is written, and undefined is answered, when the job is no longer
+ * running (cancelled) or its cursor moved meanwhile (its lease lapsed and another replica went on).
+ */
+async function commitPage(
+  q: Querier,
+  jobId: string,
+  type: ExportType,
+  from: TypeProgress,
+  page: Page,
+  opts: ExportWorkerOptions,
+): Promise<TypeProgress | undefined> {
   const [row] = await q.query<Row>(
-    `select j.id::text as id, j.client_id, j.patient_id::text as patient_id, j.types, j.since, j.request_url, j.transaction_time,
-            j.status, j.progress, j.error, j.expires_at
-       from records.export_job j where j.id = $1::uuid and j.status = 'running' for update`,
-    [jobId],
+    `select progress -> $2 as progress from records.export_job where id = $1::uuid and status = 'running' for update`,
+    [jobId, type],
   );
-  if (!row) return false;
+  const current = (row?.progress ?? FRESH) as TypeProgress;
+  if (!row || current.seq !== from.seq || current.after !== from.after) return undefined;
   // A page's commit need not wait for its WAL flush: the chunk and its cursor commit together, so a
   // crash that loses the last pages loses both, and the job writes them again from the cursor.
   await q.query('set local synchronous_commit = off');
-  const job = toJob(row);
-  const progress: TypeProgress = job.progress[type] ?? { count: 0, seq: 0, done: false };
-  if (progress.done) return false;
-  const page = await readPage(
-    q,
-    type,
-    { after: progress.after, since: job.since ?? undefined, patientId: job.patientId ?? undefined, limit: opts.pageSize },
-    state.ctx,
-    state.out,
-  );
   const next: TypeProgress = {
-    after: page.last ?? progress.after,
-    count: progress.count + page.lines,
-    seq: progress.seq + (page.lines ? 1 : 0),
+    after: page.last ?? from.after,
+    count: from.count + page.lines,
+    seq: from.seq + (page.lines ? 1 : 0),
     done: page.lines < opts.pageSize,
   };
   if (page.lines)
@@ -71,7 +76,7 @@ async function writePage(q: Querier, jobId: string, type: ExportType, state: Job
        lease_until = now() + make_interval(secs => $4) where id = $1::uuid`,
     [jobId, type, JSON.stringify(next), opts.leaseSeconds],
   );
-  return !next.done;
+  return next;
 }
 
 async function finish(q: Querier, jobId: string, ttlSeconds: number, error?: string): Promise<void> {
@@ -86,14 +91,54 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
   let stopping = false;
   let running: Promise<void> | undefined;
 
+  /**
+   * Writes `type` from its cursor to its end; false when the job stopped being this worker's. The next
+   * page is read (in its own transaction) while the last one commits, so records maps rows while
+   * Postgres compresses and writes the chunk before them: the two buffers alternate between the page
+   * being committed and the page being read.
+   */
+  async function writeType(db: TenantDb, jobId: string, type: ExportType, state: JobState, start: TypeProgress): Promise<boolean> {
+    let turn = 0;
+    const read = (after: string | undefined) => {
+      const query = { after, since: state.since, patientId: state.patientId, limit: opts.pageSize };
+      const reading = db.tx((q) => readPage(q, type, query, state.ctx, state.buffers[turn++ % 2]!));
+      reading.catch(() => {}); // awaited below; a failure before then is not unhandled
+      return reading;
+    };
+    let progress = start;
+    let next = read(progress.after);
+    try {
+      while (!progress.done) {
+        const page = await next;
+        if (page.lines === opts.pageSize && !stopping) next = read(page.last);
+        const committed = await db.tx((q) => commitPage(q, jobId, type, progress, page, opts));
+        if (!committed) return false;
+        progress = committed;
+        if (stopping && !progress.done) return false; // the lease lapses; this replica or another resumes at the cursor
+      }
+      return true;
+    } finally {
+      await next.catch(() => {});
+    }
+  }
+
   async function work(jobId: string, tenantId: string): Promise<void> {
     const db = tenantDb(pool, tenantId);
-    const [row] = await db.one<Row>(`select types from records.export_job where id = $1::uuid`, [jobId]);
+    const [row] = await db.one<Row>(
+      `select types, progress, since, patient_id::text as patient_id from records.export_job where id = $1::uuid`,
+      [jobId],
+    );
     if (!row) return;
-    const state: JobState = { ctx: await db.tx((q) => mappingContext(q, tenantId)), out: new NdjsonBuffer() };
-    for (const type of row.types as ExportJob['types']) {
-      while (!stopping && (await db.tx((q) => writePage(q, jobId, type, state, opts))));
-      if (stopping) return; // the lease lapses; this replica or another resumes at the cursor
+    const state: JobState = {
+      ctx: await db.tx((q) => mappingContext(q, tenantId)),
+      since: (row.since as string | null) ?? undefined,
+      patientId: (row.patient_id as string | null) ?? undefined,
+      buffers: [new NdjsonBuffer(), new NdjsonBuffer()],
+    };
+    const progress = row.progress as ExportJob['progress'];
+    for (const type of row.types as ExportType[]) {
+      const start = progress[type] ?? FRESH;
+      if (!start.done && !(await writeType(db, jobId, type, state, start))) return;
     }
     await db.tx((q) => finish(q, jobId, opts.ttlSeconds));
   }
