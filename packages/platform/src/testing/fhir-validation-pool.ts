@@ -1,6 +1,7 @@
-// Validates many FHIR resources (a Bulk Data export's NDJSON lines) on worker threads, with the same
-// check as fhir-validation.ts: validating is far slower than producing the lines, so a large export's
-// test would otherwise be bound by one core. Lines go to the workers as text, in batches; a caller that
+// Validates many FHIR resources (a Bulk Data export's NDJSON lines) on worker threads, with
+// fhir-validation.ts's checks (the declared profiles once per structure: the worker says why):
+// validating is far slower than producing the lines, so a large export's test would otherwise be
+// bound by one core. Lines go to the workers as text, in batches; a caller that
 // adds faster than they validate waits, so memory stays bounded by the batches in flight.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';

@@ -37,24 +37,34 @@ function declared(resource: unknown): [Resource, StructureDefinition][] {
   );
 }
 
-/**
- * The validator's issues for `resource` (an empty list when it is valid R4): against the base
- * definitions, and against every HL7 profile it (or a Bundle entry) declares, such as the vital-signs ones.
- */
-export function fhirIssues(resource: unknown): unknown[] {
+const isError = (i: { severity?: string }) => i.severity === 'error' || i.severity === 'fatal';
+
+/** The validator's error issues from `check`, or the issues of the outcome it throws. */
+function issuesOf(check: () => { severity?: string }[]): unknown[] {
   if (!loaded) load();
   try {
-    const bad = (i: { severity?: string }) => i.severity === 'error' || i.severity === 'fatal';
-    return [
-      ...validateResource(resource as Resource).filter(bad),
-      ...declared(resource).flatMap(([r, profile]) => validateResource(r, { profile }).filter(bad)),
-    ];
+    return check().filter(isError);
   } catch (err) {
     const outcome = (err as { outcome?: { issue?: unknown[] } }).outcome;
     if (outcome?.issue) return outcome.issue;
     throw err;
   }
 }
+
+/** The issues of `resource` against the base R4 definitions alone. */
+export const baseIssues = (resource: unknown): unknown[] => issuesOf(() => validateResource(resource as Resource));
+
+/** The issues of `resource` (or a Bundle's entries) against every HL7 profile it declares; none when it declares none. */
+export function profileIssues(resource: unknown): unknown[] {
+  if (!loaded) load();
+  return declared(resource).flatMap(([r, profile]) => issuesOf(() => validateResource(r, { profile })));
+}
+
+/**
+ * The validator's issues for `resource` (an empty list when it is valid R4): against the base
+ * definitions, and against every HL7 profile it (or a Bundle entry) declares, such as the vital-signs ones.
+ */
+export const fhirIssues = (resource: unknown): unknown[] => [...baseIssues(resource), ...profileIssues(resource)];
 
 /** Throws with the validator's issues unless `resource` is valid FHIR R4; returns it. */
 export function assertValidFhir<T>(resource: T, what = 'resource'): T {
