@@ -8,60 +8,50 @@ import { jsonTooDeep, MAX_JSON_DEPTH } from '@simrs/platform/json-depth';
 export class PayloadTooLarge extends Error {}
 export class BodyTimeout extends Error {}
 
+/** How many times the size limit a refused body may still send before its answer. */
+const DRAIN_FACTOR = 4;
+
 /**
  * Reads a whole request body (chunked or not) before any upstream connection is taken, so that a
- * client trickling its body holds only its own socket, never one of the pool's connections.
+ * client trickling its body holds only its own socket, never one of the pool's connections. A body
+ * over `maxBytes` (declared or counted) is refused only once the client has sent the rest of it,
+ * read and dropped, within the time limit and a few times the size limit: a socket closed with
+ * unread bytes is reset, and the reset can take the answer with it before the client reads it. A body
+ * beyond those bounds is refused at once.
  */
 export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  const refusal = () => new PayloadTooLarge(`request body over ${maxBytes} bytes`);
+  if (declared > maxBytes * DRAIN_FACTOR) return Promise.reject(refusal());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let seen = 0;
-    const timer = setTimeout(() => fail(new BodyTimeout(`request body not received within ${timeoutMs} ms`)), timeoutMs);
-    const fail = (err: Error) => {
+    let tooLarge = declared > maxBytes;
+    const settle = (err?: Error) => {
       clearTimeout(timer);
       req.off('data', onData);
-      reject(err);
+      req.off('end', onEnd);
+      req.off('error', settle);
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks));
     };
+    const timer = setTimeout(
+      () => settle(tooLarge ? refusal() : new BodyTimeout(`request body not received within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       seen += chunk.length;
-      if (seen > maxBytes) return fail(new PayloadTooLarge(`request body over ${maxBytes} bytes`));
-      chunks.push(chunk);
+      if (seen > maxBytes * DRAIN_FACTOR) return settle(refusal());
+      if (seen > maxBytes) {
+        tooLarge = true;
+        chunks.length = 0;
+      }
+      if (!tooLarge) chunks.push(chunk);
     };
+    const onEnd = () => settle(tooLarge ? refusal() : undefined);
     req.on('data', onData);
-    req.once('end', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks));
-    });
-    req.once('error', fail);
-  });
-}
-
-/**
- * Reads and drops what is left of a refused body, until it ends, `maxBytes` more have come or
- * `timeoutMs` have passed, so that the connection can close without a reset.
- */
-export function discardBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<void> {
-  if (req.readableEnded || req.destroyed || Number(req.headers['content-length'] ?? 0) > maxBytes) return Promise.resolve();
-  return new Promise((resolve) => {
-    let seen = 0;
-    const done = () => {
-      clearTimeout(timer);
-      req.off('data', onData);
-      req.off('end', done);
-      req.off('error', done);
-      req.off('close', done);
-      resolve();
-    };
-    const onData = (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen > maxBytes) done();
-    };
-    const timer = setTimeout(done, timeoutMs);
-    req.on('data', onData);
-    req.once('end', done);
-    req.once('error', done);
-    req.once('close', done);
-    req.resume();
+    req.once('end', onEnd);
+    req.once('error', settle);
   });
 }
 

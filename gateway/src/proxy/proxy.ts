@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import { Pool } from 'undici';
 import { injectTraceContext, log, sendError } from '../server/index.ts';
-import { BodyTimeout, discardBody, PayloadTooLarge, readBody, tooDeep } from './body.ts';
+import { BodyTimeout, PayloadTooLarge, readBody, tooDeep } from './body.ts';
 import { MAX_JSON_DEPTH } from '@simrs/platform/json-depth';
 import { HOP_BY_HOP } from '@simrs/platform/hop-by-hop';
 
@@ -14,8 +14,6 @@ import { HOP_BY_HOP } from '@simrs/platform/hop-by-hop';
  * values and start a new trace.
  */
 const TRACE_CONTEXT = new Set(['traceparent', 'tracestate']);
-/** How many times the size limit a refused body may still send before its answer. */
-const DISCARD_FACTOR = 4;
 
 export interface Upstream {
   name: string;
@@ -62,13 +60,14 @@ export async function proxy(
   /** Headers added to an upstream 401 (the gateway's challenge for a caller without credentials). */
   onUnauthorized?: Record<string, string>,
 ): Promise<void> {
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) return tooLarge(req, res, limits);
+  // A GET declaring a body too large is refused like any other (readBody reads it only to refuse it).
+  const hasBody = (req.method !== 'GET' && req.method !== 'HEAD') || Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes;
   let body: Buffer | null = null;
   try {
     if (hasBody) body = await readBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
   } catch (err) {
-    if (err instanceof PayloadTooLarge) return tooLarge(req, res, limits);
+    if (err instanceof PayloadTooLarge)
+      return sendError(res, 'PAYLOAD_TOO_LARGE', `request body over ${limits.maxBodyBytes} bytes`, { connection: 'close' });
     if (err instanceof BodyTimeout) return sendError(res, 'TIMEOUT', 'the request body did not arrive in time', { connection: 'close' });
     return void res.destroy();
   }
@@ -97,14 +96,4 @@ export async function proxy(
     log.warn({ upstream: target.name, code }, 'upstream unavailable');
     sendError(res, 'SERVICE_UNAVAILABLE', `${target.name} is unavailable, try again shortly`, { 'retry-after': '1' });
   }
-}
-
-/**
- * Answers 413 once the client has sent the rest of its body (discarded), within the body's time limit
- * and a few times its size limit: a socket closed with unread bytes is reset, and the reset can take
- * the answer with it before the client reads it. A body beyond those bounds gets the answer at once.
- */
-async function tooLarge(req: Request, res: Response, limits: { maxBodyBytes: number; bodyTimeoutMs: number }): Promise<void> {
-  await discardBody(req, limits.maxBodyBytes * DISCARD_FACTOR, limits.bodyTimeoutMs);
-  sendError(res, 'PAYLOAD_TOO_LARGE', `request body over ${limits.maxBodyBytes} bytes`, { connection: 'close' });
 }
