@@ -10,6 +10,7 @@ import {
   allergy,
   AMENDMENT_REASON,
   assertOutcome,
+  clinicalEntry,
   bpObservation,
   dataOf,
   diagnosisCondition,
@@ -48,12 +49,7 @@ describe('FHIR clinical resources: scopes, roles, need-to-know, tenants', () => 
   });
 
   const TYPES = ['Observation', 'Condition', 'AllergyIntolerance'];
-  const bodyFor = (type: string): Json =>
-    type === 'Observation'
-      ? vitalObservation(pasienId, visit, '8867-4', 80, '/min')
-      : type === 'Condition'
-        ? diagnosisCondition(pasienId, visit, 'I10', 'secondary')
-        : allergy(pasienId, 'Debu', 'environment');
+  const bodyFor = (type: string) => clinicalEntry(type, pasienId, visit);
 
   test('role matrix: clerks, administrators and auditors reach no clinical type; a nurse records no diagnosis', async () => {
     for (const who of [w.clerk, w.admin, w.auditor]) {

@@ -12,6 +12,7 @@ import {
   allergy,
   AMENDMENT_REASON,
   assertOutcome,
+  clinicalEntry,
   bpObservation,
   clinicalWorld,
   dataOf,
@@ -20,7 +21,6 @@ import {
   newPasien,
   patientFor,
   startRecords,
-  vitalObservation,
 } from '../testing/index.ts';
 import type { ClinicalWorld, Json } from '../testing/index.ts';
 
@@ -67,13 +67,6 @@ describe('FHIR interactions against the permission matrix', () => {
     const read = await fhirCall(w.r, 'GET', path, { principal: w.doctor });
     return { body: read.body, etag: read.headers.get('etag') ?? '' };
   };
-  const newEntry = (type: string): Json =>
-    type === 'Observation'
-      ? vitalObservation(pasienId, visit, '8867-4', 80, '/min')
-      : type === 'Condition'
-        ? diagnosisCondition(pasienId, visit, 'I10', 'secondary')
-        : allergy(pasienId, `Debu ${n++}`, 'environment');
-
   const rows: Row[] = [
     { name: 'Patient read', permission: 'pasien.read', request: async () => ({ method: 'GET', path: `/Patient/${pasienId}` }) },
     { name: 'Patient search', permission: 'pasien.list', request: async () => ({ method: 'GET', path: '/Patient?name=a' }) },
@@ -116,7 +109,7 @@ describe('FHIR interactions against the permission matrix', () => {
       {
         name: `${type} create`,
         permission: `${kind}.record`,
-        request: async () => ({ method: 'POST', path: `/${type}`, body: newEntry(type) }),
+        request: async () => ({ method: 'POST', path: `/${type}`, body: clinicalEntry(type, pasienId, visit, `Debu ${n++}`) }),
       },
       {
         name: `${type} update (amendment)`,

@@ -119,5 +119,16 @@ export function allergy(pasienId: string, substance: string, category = 'medicat
 }
 
 /** The ids of a searchset's matches. */
+/**
+ * A new entry of a clinical type for the patient's visit, as a clinician would post it: a heart rate,
+ * a secondary hypertension diagnosis, or an environmental allergy to `substance` (give each create of
+ * an allergy its own: one substance is recorded once).
+ */
+export function clinicalEntry(type: string, pasienId: string, visit: string, substance = 'Debu'): Json {
+  if (type === 'Observation') return vitalObservation(pasienId, visit, '8867-4', 80, '/min');
+  if (type === 'Condition') return diagnosisCondition(pasienId, visit, 'I10', 'secondary');
+  return allergy(pasienId, substance, 'environment');
+}
+
 export const matchIds = (bundle: Json): string[] =>
   ((bundle.entry ?? []) as Json[]).filter((e) => e.search?.mode === 'match').map((e) => String(e.resource.id));
