@@ -1,10 +1,10 @@
 // The export worker each records replica runs: it leases one running job at a time (any tenant's;
 // records.export_claim, FOR UPDATE SKIP LOCKED, so two replicas never work on the same job) and writes
-// it page by page under that job's tenant. Each page is read from its type's cursor, then written as
-// one chunk with the cursor advanced in one transaction that first locks the job and checks that it
-// still runs and its cursor is where the page was read from (cancelled, or taken over: stop). So a
-// replica that dies mid-page leaves the page undone and whoever takes the lapsed lease writes it once.
-// Finished jobs past their expiry are removed with their files.
+// it page by page under that job's tenant. Each page is read from its type's cursor, then stored as
+// one chunk with the cursor advanced, in one statement that matches only while the job runs and its
+// cursor is where the page was read from (cancelled, or taken over: stop). So a replica that dies
+// mid-page leaves the page undone and whoever takes the lapsed lease writes it once. Finished jobs past
+// their expiry are removed with their files.
 import type { Pool } from '@simrs/platform/db';
 import { isUnavailable, tenantDb } from '../db/index.ts';
 import type { Querier, TenantDb } from '../db/index.ts';
@@ -35,48 +35,48 @@ interface JobState {
 const FRESH: TypeProgress = { count: 0, seq: 0, done: false };
 
 /**
- * Commits one page read from the cursor `from`: its chunk and the advanced cursor, in one transaction
- * that first locks the job. Nothing is written, and undefined is answered, when the job is no longer
- * running (cancelled) or its cursor moved meanwhile (its lease lapsed and another replica went on).
+ * Advances the type's cursor past a page read from `from` and stores the page as the next chunk, as one
+ * statement (one round trip with its transaction: the worker is meanwhile busy mapping the next page,
+ * and every round trip waits for it). The update matches only a running job whose cursor is still
+ * `from`: a cancelled job, or one whose lease lapsed and another replica went on, gets nothing written.
+ * The chunk's insert reads the update's row, so it happens only with it. The commit does not wait for
+ * its WAL flush: a crash that loses the last pages loses each chunk with its cursor, and the job writes
+ * them again from the cursor.
  */
-async function commitPage(
-  q: Querier,
-  jobId: string,
-  type: ExportType,
-  from: TypeProgress,
-  page: Page,
-  opts: ExportWorkerOptions,
-): Promise<TypeProgress | undefined> {
-  const [row] = await q.query<Row>(
-    `select progress -> $2 as progress from records.export_job where id = $1::uuid and status = 'running' for update`,
-    [jobId, type],
-  );
-  const current = (row?.progress ?? FRESH) as TypeProgress;
-  if (!row || current.seq !== from.seq || current.after !== from.after) return undefined;
-  // A page's commit need not wait for its WAL flush: the chunk and its cursor commit together, so a
-  // crash that loses the last pages loses both, and the job writes them again from the cursor.
-  await q.query('set local synchronous_commit = off');
+const COMMIT_PAGE = `with advanced as (
+    update records.export_job
+       set progress = jsonb_set(progress, array[$2::text], $3::jsonb), lease_until = now() + make_interval(secs => $4::int)
+     where id = $1::uuid and status = 'running'
+       and coalesce((progress -> $2::text ->> 'seq')::int, 0) = $5::int
+       and (progress -> $2::text ->> 'after') is not distinct from $6::text
+    returning id
+  ), chunk as (
+    insert into records.export_chunk (job_id, type, seq, lines, body)
+    select id, $2::text, $7::int, $8::int, $9::text from advanced where $8::int > 0
+  )
+  select count(*)::int as advanced, set_config('synchronous_commit', 'off', true) as commit_mode from advanced`;
+
+/** The cursor after committing `page` (read from `from`), or undefined when the job is no longer this worker's. */
+async function commitPage(db: TenantDb, jobId: string, type: ExportType, from: TypeProgress, page: Page, opts: ExportWorkerOptions) {
   const next: TypeProgress = {
     after: page.last ?? from.after,
     count: from.count + page.lines,
     seq: from.seq + (page.lines ? 1 : 0),
     done: page.lines < opts.pageSize,
   };
-  if (page.lines)
-    await q.query(`insert into records.export_chunk (job_id, type, seq, lines, body) values ($1::uuid, $2, $3, $4, $5)`, [
-      jobId,
-      type,
-      next.seq,
-      page.lines,
-      // A Buffer goes to Postgres as the text's bytes (binary format), not copied into a string first.
-      page.body,
-    ]);
-  await q.query(
-    `update records.export_job set progress = jsonb_set(progress, array[$2::text], $3::jsonb),
-       lease_until = now() + make_interval(secs => $4) where id = $1::uuid`,
-    [jobId, type, JSON.stringify(next), opts.leaseSeconds],
-  );
-  return next;
+  const [row] = await db.one<{ advanced: number }>(COMMIT_PAGE, [
+    jobId,
+    type,
+    JSON.stringify(next),
+    opts.leaseSeconds,
+    from.seq,
+    from.after ?? null,
+    next.seq,
+    page.lines,
+    // A Buffer goes to Postgres as the text's bytes (binary format), not copied into a string first.
+    page.body,
+  ]);
+  return row?.advanced === 1 ? next : undefined;
 }
 
 async function finish(q: Querier, jobId: string, ttlSeconds: number, error?: string): Promise<void> {
@@ -111,7 +111,7 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
       while (!progress.done) {
         const page = await next;
         if (page.lines === opts.pageSize && !stopping) next = read(page.last);
-        const committed = await db.tx((q) => commitPage(q, jobId, type, progress, page, opts));
+        const committed = await commitPage(db, jobId, type, progress, page, opts);
         if (!committed) return false;
         progress = committed;
         if (stopping && !progress.done) return false; // the lease lapses; this replica or another resumes at the cursor
