@@ -101,7 +101,10 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
     let turn = 0;
     const read = (after: string | undefined) => {
       const query = { after, since: state.since, patientId: state.patientId, limit: opts.pageSize };
-      const reading = db.tx((q) => readPage(q, type, query, state.ctx, state.buffers[turn++ % 2]!));
+      // The buffer is chosen once per page, outside the transaction: a read that db.tx sends again
+      // (Postgres unavailable) must not take the other buffer, which holds the page being committed.
+      const out = state.buffers[turn++ % 2]!;
+      const reading = db.tx((q) => readPage(q, type, query, state.ctx, out));
       reading.catch(() => {}); // awaited below; a failure before then is not unhandled
       return reading;
     };
@@ -138,7 +141,7 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
     const progress = row.progress as ExportJob['progress'];
     for (const type of row.types as ExportType[]) {
       const start = progress[type] ?? FRESH;
-      if (!start.done && !(await writeType(db, jobId, type, state, start))) return;
+      if (stopping || (!start.done && !(await writeType(db, jobId, type, state, start)))) return;
     }
     await db.tx((q) => finish(q, jobId, opts.ttlSeconds));
   }
