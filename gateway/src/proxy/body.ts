@@ -23,6 +23,7 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
   const declared = Number(req.headers['content-length'] ?? 0);
   const refusal = () => new PayloadTooLarge(`request body over ${maxBytes} bytes`);
   if (declared > maxBytes * DRAIN_FACTOR) return Promise.reject(refusal());
+  if (req.destroyed) return Promise.reject(new Error('the request closed before its body ended'));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let seen = 0;
@@ -32,6 +33,7 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', settle);
+      req.off('close', onClose);
       if (err) reject(err);
       else resolve(Buffer.concat(chunks));
     };
@@ -49,9 +51,12 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numb
       if (!tooLarge) chunks.push(chunk);
     };
     const onEnd = () => settle(tooLarge ? refusal() : undefined);
+    // A client gone before the end: nobody to answer (the proxy destroys the response).
+    const onClose = () => settle(new Error('the request closed before its body ended'));
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', settle);
+    req.once('close', onClose);
   });
 }
 
