@@ -102,9 +102,10 @@ describe('integrations and devices', () => {
       await form.locator('textarea[name="jwks"]').fill('bukan JSON');
       await form.locator('#scope-Patient').uncheck();
       await form.locator('#register-backend').click();
-      // Each wrong input says what to fix, and nothing is sent.
+      // Each wrong input says what to fix, and nothing is sent; the first to fix takes focus.
       assert.equal(await form.locator('.field-error').count(), 3);
       await form.locator('.field-error', { hasText: 'bukan JWKS' }).waitFor();
+      await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'backend-name');
       await checkPage(page, 'backend-form-errors');
 
       await form.locator('[name="backend-name"]').focus();

@@ -22,7 +22,7 @@ const scopeOf = (resource: string) => `system/${resource}.rs`;
 /** The keys as registration metadata, or which input is wrong: an https URL, or an object with a `keys` list. */
 function keysMetadata(source: KeySource, url: string, text: string): Record<string, unknown> | 'url' | 'jwks' {
   // identity fetches the keys over https only; the backstop is its own refusal, translated in errors.ts.
-  if (source === 'url') return URL.parse(url.trim())?.protocol === 'https:' ? { jwks_uri: url.trim() } : 'url';
+  if (source === 'url') return URL.canParse(url.trim()) && new URL(url.trim()).protocol === 'https:' ? { jwks_uri: url.trim() } : 'url';
   try {
     const jwks = JSON.parse(text) as unknown;
     const keys = (jwks as { keys?: unknown } | null)?.keys;
@@ -63,6 +63,9 @@ export function BackendServiceForm({ listKey }: { listKey: readonly unknown[] })
       ...(typeof keys === 'string' ? { keys: t(keys === 'url' ? 'backend.badUrl' : 'backend.badJwks') } : {}),
     };
     setProblems(found);
+    // The first field to fix takes focus, so a keyboard or screen-reader user lands on its message.
+    const form = e.currentTarget as HTMLFormElement;
+    if (Object.keys(found).length) setTimeout(() => form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
     if (Object.keys(found).length || typeof keys === 'string') return;
     register.mutate({
       client_name: name.trim(),
@@ -81,7 +84,15 @@ export function BackendServiceForm({ listKey }: { listKey: readonly unknown[] })
       <p className="hint">{t('backend.hint')}</p>
       <TextField label={t('backend.name')} name="backend-name" value={name} onValue={setName} required error={problems.name} />
       <ScopeChoice resources={resources} onToggle={toggle} error={problems.scopes} />
-      <KeysInput source={source} onSource={setSource} url={url} onUrl={setUrl} text={text} onText={setText} error={problems.keys} />
+      <KeysInput
+        source={source}
+        onSource={(next) => (setSource(next), setProblems(({ keys: _keys, ...rest }) => rest))}
+        url={url}
+        onUrl={setUrl}
+        text={text}
+        onText={setText}
+        error={problems.keys}
+      />
       <div className="actions">
         <button type="submit" id="register-backend" disabled={register.isPending}>
           {t('backend.register')}
@@ -106,6 +117,7 @@ function ScopeChoice(props: { resources: Set<string>; onToggle: (resource: strin
             type="checkbox"
             value={scopeOf(r)}
             checked={props.resources.has(r)}
+            aria-invalid={Boolean(props.error)}
             onChange={(e) => props.onToggle(r, e.target.checked)}
           />
           <label htmlFor={`scope-${r}`}>
@@ -153,7 +165,9 @@ function KeysInput({ source, onSource, url, onUrl, text, onText, error }: KeysIn
   const { t } = useTranslation();
   const fileId = useId();
   const readFile = async (file: File | undefined) => {
-    if (file) onText(await file.text());
+    // An unreadable file leaves the text as it was.
+    const read = await file?.text().catch(() => undefined);
+    if (read !== undefined) onText(read);
   };
   return (
     <>
