@@ -31,7 +31,8 @@ export interface ExportJob {
 
 type Row = Record<string, unknown>;
 
-const COLUMNS = `j.id::text as id, j.client_id, j.patient_id::text as patient_id, j.types, j.since, j.request_url, j.transaction_time,
+/** The columns toJob reads, from `records.export_job j`. */
+export const JOB_COLUMNS = `j.id::text as id, j.client_id, j.patient_id::text as patient_id, j.types, j.since, j.request_url, j.transaction_time,
   j.status, j.progress, j.error, j.expires_at`;
 
 export function toJob(r: Row): ExportJob {
@@ -72,7 +73,7 @@ export function exportJobs({ db, actor }: TenantScope) {
           values (${p(owner)}, ${p(actor.userId)}, ${p(input.patientId ?? null)}::uuid, ${p(input.types)}::text[], ${p(input.since ?? null)}::timestamptz, ${p(input.requestUrl)})
           returning *),
         audit as (${audit(p, 'bulk.export', input.patientId ? `array[${p(input.patientId)}::uuid]` : "'{}'::uuid[]", details)})
-        select ${COLUMNS} from job j`;
+        select ${JOB_COLUMNS} from job j`;
       try {
         // Kicked off by a GET, yet a second insert would be a second job: not sent again blindly.
         return toJob((await db.one<Row>(sql, values, { idempotent: false }))[0]!);
@@ -89,7 +90,7 @@ export function exportJobs({ db, actor }: TenantScope) {
     async poll(id: string, minSeconds: number): Promise<{ job?: ExportJob; tooSoon?: boolean }> {
       if (!uuidLike(id)) return {};
       const { values, p } = params();
-      const sql = `with found as (select ${COLUMNS}, j.last_polled_at > now() - make_interval(secs => ${p(minSeconds)}) as too_soon
+      const sql = `with found as (select ${JOB_COLUMNS}, j.last_polled_at > now() - make_interval(secs => ${p(minSeconds)}) as too_soon
                      from records.export_job j where ${mine(p, id)}),
         polled as (update records.export_job set last_polled_at = now()
                     where id = (select id::uuid from found where not coalesce(too_soon, false)))
@@ -112,7 +113,7 @@ export function exportJobs({ db, actor }: TenantScope) {
     async download(id: string, type: ExportType): Promise<ExportJob | undefined> {
       if (!uuidLike(id)) return undefined;
       const { values, p } = params();
-      const sql = `with found as (select ${COLUMNS} from records.export_job j where ${mine(p, id)} and j.status = 'done'
+      const sql = `with found as (select ${JOB_COLUMNS} from records.export_job j where ${mine(p, id)} and j.status = 'done'
                      and ${p(type)} = any(j.types)),
         audit as (${audit(p, 'bulk.download', "'{}'::uuid[]", { job: id, type })} where exists (select 1 from found))
         select * from found`;

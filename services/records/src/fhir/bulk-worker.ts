@@ -10,6 +10,7 @@ import { isUnavailable, tenantDb } from '../db/index.ts';
 import type { Querier, TenantDb } from '../db/index.ts';
 import { log } from '../server/index.ts';
 import type { ExportType } from './bulk-params.ts';
+import { JOB_COLUMNS, toJob } from './bulk-jobs.ts';
 import type { ExportJob, TypeProgress } from './bulk-jobs.ts';
 import { mappingContext, NdjsonBuffer, readPage } from './bulk-sources.ts';
 import type { Page } from './bulk-sources.ts';
@@ -24,11 +25,10 @@ export interface ExportWorkerOptions {
 
 type Row = Record<string, unknown>;
 
-/** What a job's pages share: how its rows map, what they select, and the two buffers pages alternate in. */
+/** What a job's pages share: the job, how its rows map, and the two buffers pages alternate in. */
 interface JobState {
+  job: ExportJob;
   ctx: MappingContext;
-  since: string | undefined;
-  patientId: string | undefined;
   buffers: [NdjsonBuffer, NdjsonBuffer];
 }
 
@@ -100,7 +100,7 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
   async function writeType(db: TenantDb, jobId: string, type: ExportType, state: JobState, start: TypeProgress): Promise<boolean> {
     let turn = 0;
     const read = (after: string | undefined) => {
-      const query = { after, since: state.since, patientId: state.patientId, limit: opts.pageSize };
+      const query = { after, since: state.job.since ?? undefined, patientId: state.job.patientId ?? undefined, limit: opts.pageSize };
       // The buffer is chosen once per page, outside the transaction: a read that db.tx sends again
       // (Postgres unavailable) must not take the other buffer, which holds the page being committed.
       const out = state.buffers[turn++ % 2]!;
@@ -127,20 +127,16 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
 
   async function work(jobId: string, tenantId: string): Promise<void> {
     const db = tenantDb(pool, tenantId);
-    const [row] = await db.one<Row>(
-      `select types, progress, since, patient_id::text as patient_id from records.export_job where id = $1::uuid`,
-      [jobId],
-    );
+    const [row] = await db.one<Row>(`select ${JOB_COLUMNS} from records.export_job j where j.id = $1::uuid`, [jobId]);
     if (!row) return;
+    const job = toJob(row);
     const state: JobState = {
+      job,
       ctx: await db.tx((q) => mappingContext(q, tenantId)),
-      since: (row.since as string | null) ?? undefined,
-      patientId: (row.patient_id as string | null) ?? undefined,
       buffers: [new NdjsonBuffer(), new NdjsonBuffer()],
     };
-    const progress = row.progress as ExportJob['progress'];
-    for (const type of row.types as ExportType[]) {
-      const start = progress[type] ?? FRESH;
+    for (const type of job.types) {
+      const start = job.progress[type] ?? FRESH;
       if (stopping || (!start.done && !(await writeType(db, jobId, type, state, start)))) return;
     }
     await db.tx((q) => finish(q, jobId, opts.ttlSeconds));
