@@ -8,7 +8,7 @@
 // keeps its length and punctuation, so a time of another precision is another structure); a line of a
 // new structure gets the profiles' whole check.
 import { parentPort } from 'node:worker_threads';
-import { baseIssues, profileIssues } from './fhir-validation.ts';
+import { baseIssues, invalidFhirMessage, profileIssues } from './fhir-validation.ts';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const FULL_DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/;
@@ -41,7 +41,7 @@ parentPort!.on('message', (batch: { line: string; what: string }[]) => {
   for (const { line, what } of batch) {
     const issues = issuesOf(line);
     if (issues.length) {
-      failure = `${what} is not valid FHIR R4: ${JSON.stringify(issues)}\n${line.slice(0, 2000)}`;
+      failure = invalidFhirMessage(what, issues, line);
       break;
     }
   }

@@ -66,9 +66,13 @@ export function profileIssues(resource: unknown): unknown[] {
  */
 export const fhirIssues = (resource: unknown): unknown[] => [...baseIssues(resource), ...profileIssues(resource)];
 
+/** The failure naming `what`, the validator's issues and the start of the resource's JSON text. */
+export const invalidFhirMessage = (what: string, issues: unknown[], text: string) =>
+  `${what} is not valid FHIR R4: ${JSON.stringify(issues)}\n${text.slice(0, 2000)}`;
+
 /** Throws with the validator's issues unless `resource` is valid FHIR R4; returns it. */
 export function assertValidFhir<T>(resource: T, what = 'resource'): T {
   const issues = fhirIssues(resource);
-  if (issues.length) throw new Error(`${what} is not valid FHIR R4: ${JSON.stringify(issues)}\n${JSON.stringify(resource).slice(0, 2000)}`);
+  if (issues.length) throw new Error(invalidFhirMessage(what, issues, JSON.stringify(resource)));
   return resource;
 }
