@@ -63,10 +63,12 @@ export function BackendServiceForm({ listKey }: { listKey: readonly unknown[] })
       ...(typeof keys === 'string' ? { keys: t(keys === 'url' ? 'backend.badUrl' : 'backend.badJwks') } : {}),
     };
     setProblems(found);
-    // The first field to fix takes focus, so a keyboard or screen-reader user lands on its message.
-    const form = e.currentTarget as HTMLFormElement;
-    if (Object.keys(found).length) setTimeout(() => form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
-    if (Object.keys(found).length || typeof keys === 'string') return;
+    if (typeof keys === 'string' || Object.keys(found).length) {
+      // The first field to fix takes focus, so a keyboard or screen-reader user lands on its message.
+      const form = e.currentTarget as HTMLFormElement;
+      setTimeout(() => form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      return;
+    }
     register.mutate({
       client_name: name.trim(),
       token_endpoint_auth_method: 'private_key_jwt',
