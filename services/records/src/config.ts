@@ -27,6 +27,11 @@ export const configSchema = z
       .default(256 * 1024),
     /** Bulk Data export: resources per page (one chunk of output, one transaction). */
     EXPORT_PAGE_SIZE: z.coerce.number().int().min(1).max(10_000).default(1_000),
+    /**
+     * Bulk Data export: the threads a hospital's export is written on, each with its share of every
+     * type's ids and two database connections of its own. More lanes than the pod's cores gain nothing.
+     */
+    EXPORT_LANES: z.coerce.number().int().min(1).max(16).default(2),
     /** Bulk Data export: the least time between two status polls of a job (closer polls answer 429). */
     EXPORT_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(600).default(2),
     /** Bulk Data export: how long a finished job's files stay downloadable. */

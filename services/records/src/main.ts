@@ -46,6 +46,9 @@ const exportWorker = startExportWorker(pool, {
   ttlSeconds: config.EXPORT_TTL_SECONDS,
   intervalMs: config.EXPORT_WORKER_INTERVAL_MS,
   leaseSeconds: config.EXPORT_LEASE_SECONDS,
+  lanes: config.EXPORT_LANES,
+  databaseUrl: config.DATABASE_URL,
+  statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
 });
 
 handleSignals(log);

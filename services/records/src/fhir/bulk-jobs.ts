@@ -8,11 +8,28 @@ import { params } from '../db/index.ts';
 import type { TenantScope } from '../server/index.ts';
 import type { ExportType } from './bulk-params.ts';
 
-export interface TypeProgress {
+/** Where one lane of a type stands: the last id it wrote (its range's next rows come after it). */
+export interface LaneCursor {
   after?: string;
+  done: boolean;
+}
+
+/**
+ * A type's progress (migration 011_export_lanes.sql): its lines and chunks, and its lanes' cursors; done
+ * when every lane is. A type begun before lanes has its one cursor at the top (`after`, `done`).
+ */
+export interface TypeProgress {
   count: number;
   seq: number;
   done: boolean;
+  lanes?: LaneCursor[];
+  after?: string;
+}
+
+/** The lanes of a type's progress, `fresh` new ones when it has not begun: as records.export_lanes_of reads them. */
+export function lanesOf(progress: TypeProgress | undefined, fresh: number): LaneCursor[] {
+  if (!progress) return Array.from({ length: fresh }, () => ({ done: false }));
+  return progress.lanes ?? [{ ...(progress.after ? { after: progress.after } : {}), done: progress.done }];
 }
 
 export interface ExportJob {

@@ -19,6 +19,25 @@ export interface PageQuery {
   since: string | undefined;
   patientId: string | undefined;
   limit: number;
+  /** The lane's share of the ids: from (inclusive) and to (exclusive); the whole range when unset. */
+  range?: LaneRange;
+}
+
+export interface LaneRange {
+  from?: string;
+  to?: string;
+}
+
+/**
+ * Lane `lane` of `lanes`: an equal share of the id space. Ids are random (gen_random_uuid), so equal
+ * shares of the space hold about equal shares of the rows.
+ */
+export function laneRange(lane: number, lanes: number): LaneRange {
+  const bound = (k: number) =>
+    `${Math.floor((k * 2 ** 32) / lanes)
+      .toString(16)
+      .padStart(8, '0')}-0000-0000-0000-000000000000`;
+  return { ...(lane > 0 ? { from: bound(lane) } : {}), ...(lane < lanes - 1 ? { to: bound(lane + 1) } : {}) };
 }
 
 export interface Page {
@@ -84,6 +103,8 @@ function pageStatement(type: ExportType, page: PageQuery): { sql: string; values
   const where = [
     ...(source.extraWhere ? [source.extraWhere] : []),
     ...(page.after ? [`${id} > ${p(page.after)}::uuid`] : []),
+    ...(page.range?.from ? [`${id} >= ${p(page.range.from)}::uuid`] : []),
+    ...(page.range?.to ? [`${id} < ${p(page.range.to)}::uuid`] : []),
     ...(page.since ? [`${source.alias}.updated_at > ${p(page.since)}::timestamptz`] : []),
     ...(page.patientId ? [`${source.patientColumn} = ${p(page.patientId)}::uuid`] : []),
   ];

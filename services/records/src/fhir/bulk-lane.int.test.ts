@@ -1,0 +1,161 @@
+// An export's lanes against a real Postgres (records' migrations, row-level security): lanes writing
+// one type at once share its chunk numbers and count and each write their own share of ids once; a
+// lane whose cursor moved on elsewhere (the job taken over) or whose job was cancelled writes nothing;
+// a type begun before lanes goes on as one lane from its cursor. The lanes run in this thread here;
+// bulk-export.int.test.ts runs them on their threads inside records.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import type { Pool } from '@simrs/platform/db';
+import { createLogger } from '@simrs/platform/logger';
+import { throwawayDatabase } from '@simrs/platform/testing';
+import { createAppPool, migrateRecords, tenantDb } from '../db/index.ts';
+import { JOB_COLUMNS, toJob } from './bulk-jobs.ts';
+import type { ExportJob, TypeProgress } from './bulk-jobs.ts';
+import { writeLaneOfJob } from './bulk-lane.ts';
+import type { LaneTask } from './bulk-lane.ts';
+import { laneRange } from './bulk-sources.ts';
+
+const TENANT = 'rs-lajur';
+const PATIENTS = 200;
+const PAGE = 7;
+const never = () => false;
+
+describe('export lanes', () => {
+  let db: Awaited<ReturnType<typeof throwawayDatabase>>;
+  let owner: pg.Client;
+  let pool: Pool;
+  let ids: string[];
+
+  before(async () => {
+    db = await throwawayDatabase('records_lanes');
+    const appUrl = new URL(db.url);
+    appUrl.username = appUrl.password = 'records_app';
+    await migrateRecords(db.url, appUrl.toString(), createLogger('records-test', 'silent'));
+    owner = new pg.Client({ connectionString: db.url });
+    await owner.connect();
+    await owner.query(
+      `insert into records.pasien (tenant_id, no_rm, nik, nama, tempat_lahir, tanggal_lahir, jenis_kelamin, alamat, kota_kabupaten, provinsi,
+                                   created_by, updated_by)
+       select $1, lpad(g::text, 8, '0'), '3273' || lpad(g::text, 12, '0'), 'Pasien ' || g, 'Bandung', date '1950-01-01' + g,
+              'P', 'Jl. Merdeka No. 1', 'Kota Bandung', 'Jawa Barat', 'synth', 'synth'
+       from generate_series(1, $2::int) g`,
+      [TENANT, PATIENTS],
+    );
+    ids = (await owner.query<{ id: string }>('select id::text as id from records.pasien order by id')).rows.map((r) => r.id);
+    pool = createAppPool(appUrl.toString(), { max: 4, statementTimeoutMs: 5_000 });
+  });
+  after(async () => {
+    await pool?.end();
+    await owner?.end();
+    await db?.drop();
+  });
+
+  async function newJob(progress: Record<string, TypeProgress> = {}, status = 'running'): Promise<ExportJob> {
+    // One running export per hospital: the last test's job is over.
+    await owner.query(`update records.export_job set status = 'done' where status = 'running'`);
+    const { rows } = await owner.query(
+      `insert into records.export_job as j (tenant_id, client_id, requested_by, types, request_url, progress, status)
+       values ($1, 'gudang', 'gudang', '{Patient}', 'http://x/$export', $2, $3) returning ${JOB_COLUMNS}`,
+      [TENANT, JSON.stringify(progress), status],
+    );
+    return toJob(rows[0]);
+  }
+  const task = (job: ExportJob, lane: number, lanes = 2): LaneTask => ({
+    job,
+    tenantId: TENANT,
+    ctx: { tenantId: TENANT, organizationId: '' },
+    lane,
+    lanes,
+    pageSize: PAGE,
+    leaseSeconds: 30,
+  });
+  const stored = async (job: ExportJob) => {
+    const chunks = (
+      await owner.query<{ seq: number; body: string }>('select seq, body from records.export_chunk where job_id = $1 order by seq', [
+        job.id,
+      ])
+    ).rows;
+    const written = chunks.flatMap((c) =>
+      c.body
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: string }).id),
+    );
+    const [row] = (
+      await owner.query<{ progress: Record<string, TypeProgress> }>('select progress from records.export_job where id = $1', [job.id])
+    ).rows;
+    return { seqs: chunks.map((c) => c.seq), written, progress: row!.progress.Patient ?? { count: 0, seq: 0, done: false } };
+  };
+
+  test('lane ranges share out the whole id space, in order, without overlap', () => {
+    assert.deepEqual(laneRange(0, 1), {});
+    const three = [0, 1, 2].map((lane) => laneRange(lane, 3));
+    assert.equal(three[0]!.from, undefined);
+    assert.equal(three[2]!.to, undefined);
+    assert.equal(three[0]!.to, three[1]!.from);
+    assert.equal(three[1]!.to, three[2]!.from);
+    assert.ok(three[0]!.to! < three[1]!.to!);
+    assert.equal(laneRange(1, 2).from, '80000000-0000-0000-0000-000000000000');
+  });
+
+  test('two lanes at once: every id once, each in its lane, the chunks numbered 1..n, the count whole', async () => {
+    const job = await newJob();
+    const done = await Promise.all([0, 1].map((lane) => writeLaneOfJob(tenantDb(pool, TENANT), task(job, lane), never)));
+    assert.deepEqual(done, [true, true]);
+    const { seqs, written, progress } = await stored(job);
+    assert.deepEqual([...written].sort(), ids, 'every patient once');
+    assert.deepEqual(
+      seqs,
+      seqs.map((_, i) => i + 1),
+      'one chunk numbering for the type',
+    );
+    assert.equal(progress.count, PATIENTS);
+    assert.equal(progress.seq, seqs.length);
+    assert.equal(progress.done, true);
+    assert.equal(progress.lanes!.length, 2);
+    assert.ok(progress.lanes!.every((l) => l.done));
+    const half = '80000000-0000-0000-0000-000000000000';
+    assert.ok(progress.lanes![0]!.after! < half && progress.lanes![1]!.after! >= half, 'each lane stayed in its range');
+  });
+
+  test('a lane whose cursor moved on elsewhere (the job taken over) writes nothing and stops', async () => {
+    const job = await newJob();
+    assert.equal(await writeLaneOfJob(tenantDb(pool, TENANT), task(job, 0), never), true);
+    const before = await stored(job);
+    // The same lane again from the cursor it began at, as a replica that lost its lease would.
+    assert.equal(await writeLaneOfJob(tenantDb(pool, TENANT), task(job, 0), never), false);
+    assert.deepEqual(await stored(job), before);
+  });
+
+  test('a cancelled job gets nothing written', async () => {
+    const job = await newJob({}, 'failed');
+    assert.equal(await writeLaneOfJob(tenantDb(pool, TENANT), task(job, 0), never), false);
+    assert.deepEqual((await stored(job)).seqs, []);
+  });
+
+  test('a type begun before lanes goes on as one lane from its cursor; the other lane has no share', async () => {
+    const begun = { after: ids[49]!, count: 50, seq: 8, done: false };
+    const job = await newJob({ Patient: begun });
+    const done = await Promise.all([0, 1].map((lane) => writeLaneOfJob(tenantDb(pool, TENANT), task(job, lane), never)));
+    assert.deepEqual(done, [true, true]);
+    const { seqs, written, progress } = await stored(job);
+    assert.deepEqual([...written].sort(), ids.slice(50), 'the rest, once');
+    assert.equal(seqs[0], 9, 'numbered on from the chunks before');
+    assert.equal(progress.count, PATIENTS);
+    assert.equal(progress.done, true);
+    assert.equal(progress.lanes!.length, 1);
+  });
+
+  test('a lane asked to stop leaves its cursor where its last page ended', async () => {
+    const job = await newJob();
+    let pages = 0;
+    const stopAfterTwo = () => ++pages > 2;
+    assert.equal(await writeLaneOfJob(tenantDb(pool, TENANT), task(job, 0, 1), stopAfterTwo), false);
+    const { written, progress } = await stored(job);
+    assert.ok(written.length > 0 && written.length < PATIENTS);
+    assert.equal(progress.count, written.length);
+    assert.equal(progress.lanes![0]!.after, written.at(-1));
+    assert.equal(progress.done, false);
+  });
+});
