@@ -1,5 +1,6 @@
-// Bulk Data export bench: a whole hospital's export (`$export`, every type) of the clinical data set
-// (bench/data-clinical.ts; 1M patients at BENCH_EXPORT_SCALE=1), straight to records with a backend
+// Bulk Data export bench (after `npm run build`: records runs compiled, as its image does): a whole
+// hospital's export (`$export`, every type) of the clinical data set (bench/data-clinical.ts; 1M
+// patients at BENCH_EXPORT_SCALE=1), straight to records with a backend
 // service's principal, timed from kick-off to the manifest, in resources per second; against the
 // database's own ceiling in the same run: `COPY (<the same query, unpaged>) TO STDOUT` of every type's
 // rows through psql. Records' peak RSS is sampled during the export. Targets: at least 0.5 of the
@@ -154,19 +155,26 @@ export async function benchExport(): Promise<Row[]> {
   const d = await data();
   const secret = randomBytes(32).toString('hex');
   const port = await freePort();
-  const proc = startService('records', 'services/records', {
-    HOST: '127.0.0.1',
-    HTTP_PORT: String(port),
-    DATABASE_URL: recordsAppUrl(d.url),
-    MIGRATION_DATABASE_URL: d.url,
-    PRINCIPAL_SECRET: secret,
-    LOG_LEVEL: 'warn',
-    // The bench polls every 250 ms: no throttling in its way.
-    EXPORT_POLL_INTERVAL_SECONDS: '0',
-    EXPORT_WORKER_INTERVAL_MS: '100',
-    ...(process.env.BENCH_EXPORT_PAGE_SIZE ? { EXPORT_PAGE_SIZE: process.env.BENCH_EXPORT_PAGE_SIZE } : {}),
-    ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}),
-  });
+  const proc = startService(
+    'records',
+    'services/records',
+    {
+      HOST: '127.0.0.1',
+      HTTP_PORT: String(port),
+      DATABASE_URL: recordsAppUrl(d.url),
+      MIGRATION_DATABASE_URL: d.url,
+      PRINCIPAL_SECRET: secret,
+      LOG_LEVEL: 'warn',
+      // The bench polls every 250 ms: no throttling in its way.
+      EXPORT_POLL_INTERVAL_SECONDS: '0',
+      EXPORT_WORKER_INTERVAL_MS: '100',
+      ...(process.env.BENCH_EXPORT_PAGE_SIZE ? { EXPORT_PAGE_SIZE: process.env.BENCH_EXPORT_PAGE_SIZE } : {}),
+      ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}),
+      // As the pods run it: compiled (npm run build), so that neither the main thread nor a lane's
+      // thread carries the type stripper's memory.
+    },
+    { compiled: true },
+  );
   try {
     const url = `http://127.0.0.1:${port}`;
     await waitForReady(`${url}/readyz`, 120_000);
