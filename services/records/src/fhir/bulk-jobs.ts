@@ -8,8 +8,13 @@ import { params } from '../db/index.ts';
 import type { TenantScope } from '../server/index.ts';
 import type { ExportType } from './bulk-params.ts';
 
-/** Where one lane of a type stands: the last id it wrote (its range's next rows come after it). */
+/**
+ * One lane of a type: its share of the ids, from `from` (inclusive) to `to` (exclusive; unset: no
+ * bound), and where it stands in it: the last id it wrote.
+ */
 export interface LaneCursor {
+  from?: string;
+  to?: string;
   after?: string;
   done: boolean;
 }
@@ -26,9 +31,8 @@ export interface TypeProgress {
   after?: string;
 }
 
-/** The lanes of a type's progress, `fresh` new ones when it has not begun: as records.export_lanes_of reads them. */
-export function lanesOf(progress: TypeProgress | undefined, fresh: number): LaneCursor[] {
-  if (!progress) return Array.from({ length: fresh }, () => ({ done: false }));
+/** The lanes of a type's progress, as records.export_lanes_of reads them. */
+export function lanesOf(progress: TypeProgress): LaneCursor[] {
   return progress.lanes ?? [{ ...(progress.after ? { after: progress.after } : {}), done: progress.done }];
 }
 

@@ -1,5 +1,6 @@
-// An export's lanes against a real Postgres (records' migrations, row-level security): lanes writing
-// one type at once share its chunk numbers and count and each write their own share of ids once; a
+// An export's lanes against a real Postgres (records' migrations, row-level security): a type's ids,
+// time-ordered as imported or synthetic ones are, shared out evenly; lanes writing one type at once
+// share its chunk numbers and count and each write their own share of ids once; a
 // lane whose cursor moved on elsewhere (the job taken over) or whose job was cancelled writes nothing;
 // a type begun before lanes goes on as one lane from its cursor. The lanes run in this thread here;
 // bulk-export.int.test.ts runs them on their threads inside records.
@@ -12,9 +13,9 @@ import { throwawayDatabase } from '@simrs/platform/testing';
 import { createAppPool, migrateRecords, tenantDb } from '../db/index.ts';
 import { JOB_COLUMNS, toJob } from './bulk-jobs.ts';
 import type { ExportJob, TypeProgress } from './bulk-jobs.ts';
-import { writeLaneOfJob } from './bulk-lane.ts';
+import { beginTypes, writeLaneOfJob } from './bulk-lane.ts';
 import type { LaneTask } from './bulk-lane.ts';
-import { laneRange } from './bulk-sources.ts';
+import { laneRanges } from './bulk-sources.ts';
 
 const TENANT = 'rs-lajur';
 const PATIENTS = 200;
@@ -35,9 +36,12 @@ describe('export lanes', () => {
     owner = new pg.Client({ connectionString: db.url });
     await owner.connect();
     await owner.query(
-      `insert into records.pasien (tenant_id, no_rm, nik, nama, tempat_lahir, tanggal_lahir, jenis_kelamin, alamat, kota_kabupaten, provinsi,
+      // Ids whose first 48 bits count up, as time-ordered (UUIDv7-like) ids do: all in one corner of
+      // the id space, so an equal split of the space would give one lane everything.
+      `insert into records.pasien (id, tenant_id, no_rm, nik, nama, tempat_lahir, tanggal_lahir, jenis_kelamin, alamat, kota_kabupaten, provinsi,
                                    created_by, updated_by)
-       select $1, lpad(g::text, 8, '0'), '3273' || lpad(g::text, 12, '0'), 'Pasien ' || g, 'Bandung', date '1950-01-01' + g,
+       select (lpad(to_hex(1700000000000 + g), 12, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 13))::uuid,
+              $1, lpad(g::text, 8, '0'), '3273' || lpad(g::text, 12, '0'), 'Pasien ' || g, 'Bandung', date '1950-01-01' + g,
               'P', 'Jl. Merdeka No. 1', 'Kota Bandung', 'Jawa Barat', 'synth', 'synth'
        from generate_series(1, $2::int) g`,
       [TENANT, PATIENTS],
@@ -51,22 +55,23 @@ describe('export lanes', () => {
     await db?.drop();
   });
 
-  async function newJob(progress: Record<string, TypeProgress> = {}, status = 'running'): Promise<ExportJob> {
+  /** A job of the patients, begun with up to `lanes` lanes (as the worker begins it), unless `progress` says it began before. */
+  async function newJob(progress: Record<string, TypeProgress> = {}, lanes = 2): Promise<ExportJob> {
     // One running export per hospital: the last test's job is over.
     await owner.query(`update records.export_job set status = 'done' where status = 'running'`);
     const { rows } = await owner.query(
-      `insert into records.export_job as j (tenant_id, client_id, requested_by, types, request_url, progress, status)
-       values ($1, 'gudang', 'gudang', '{Patient}', 'http://x/$export', $2, $3) returning ${JOB_COLUMNS}`,
-      [TENANT, JSON.stringify(progress), status],
+      `insert into records.export_job as j (tenant_id, client_id, requested_by, types, request_url, progress)
+       values ($1, 'gudang', 'gudang', '{Patient}', 'http://x/$export', $2) returning ${JOB_COLUMNS}`,
+      [TENANT, JSON.stringify(progress)],
     );
-    return toJob(rows[0]);
+    const job = toJob(rows[0]);
+    return (await tenantDb(pool, TENANT).tx((q) => beginTypes(q, job, lanes, PAGE))) ?? job;
   }
-  const task = (job: ExportJob, lane: number, lanes = 2): LaneTask => ({
+  const task = (job: ExportJob, lane: number): LaneTask => ({
     job,
     tenantId: TENANT,
     ctx: { tenantId: TENANT, organizationId: '' },
     lane,
-    lanes,
     pageSize: PAGE,
     leaseSeconds: 30,
   });
@@ -88,15 +93,20 @@ describe('export lanes', () => {
     return { seqs: chunks.map((c) => c.seq), written, progress: row!.progress.Patient ?? { count: 0, seq: 0, done: false } };
   };
 
-  test('lane ranges share out the whole id space, in order, without overlap', () => {
-    assert.deepEqual(laneRange(0, 1), {});
-    const three = [0, 1, 2].map((lane) => laneRange(lane, 3));
+  test('lane ranges: time-ordered ids shared out evenly; fewer lanes for fewer rows than a page each', async () => {
+    const ranges = (lanes: number, limit = PAGE) =>
+      tenantDb(pool, TENANT).tx((q) => laneRanges(q, 'Patient', { since: undefined, patientId: undefined, limit }, lanes));
+    assert.deepEqual(await ranges(1), [{}]);
+    const three = await ranges(3);
+    assert.equal(three.length, 3);
     assert.equal(three[0]!.from, undefined);
     assert.equal(three[2]!.to, undefined);
     assert.equal(three[0]!.to, three[1]!.from);
     assert.equal(three[1]!.to, three[2]!.from);
-    assert.ok(three[0]!.to! < three[1]!.to!);
-    assert.equal(laneRange(1, 2).from, '80000000-0000-0000-0000-000000000000');
+    const share = (r: { from?: string; to?: string }) => ids.filter((id) => (!r.from || id >= r.from) && (!r.to || id < r.to)).length;
+    for (const r of three) assert.ok(Math.abs(share(r) - PATIENTS / 3) <= 2, `a third each: ${three.map(share).join(', ')}`);
+    assert.equal((await ranges(4, 60)).length, 3, '200 rows hold three pages of 60, not four');
+    assert.deepEqual(await ranges(2, PATIENTS), [{}], 'one page: one lane');
   });
 
   test('two lanes at once: every id once, each in its lane, the chunks numbered 1..n, the count whole', async () => {
@@ -115,8 +125,9 @@ describe('export lanes', () => {
     assert.equal(progress.done, true);
     assert.equal(progress.lanes!.length, 2);
     assert.ok(progress.lanes!.every((l) => l.done));
-    const half = '80000000-0000-0000-0000-000000000000';
-    assert.ok(progress.lanes![0]!.after! < half && progress.lanes![1]!.after! >= half, 'each lane stayed in its range');
+    const [first, second] = progress.lanes!;
+    assert.equal(first!.to, second!.from);
+    assert.ok(first!.after! < first!.to! && second!.after! >= second!.from!, 'each lane stayed in its range');
   });
 
   test('a lane whose cursor moved on elsewhere (the job taken over) writes nothing and stops', async () => {
@@ -128,8 +139,9 @@ describe('export lanes', () => {
     assert.deepEqual(await stored(job), before);
   });
 
-  test('a cancelled job gets nothing written', async () => {
-    const job = await newJob({}, 'failed');
+  test('a job that stopped running (failed, or cancelled) gets nothing written', async () => {
+    const job = await newJob();
+    await owner.query(`update records.export_job set status = 'failed' where id = $1`, [job.id]);
     assert.equal(await writeLaneOfJob(tenantDb(pool, TENANT), task(job, 0), never), false);
     assert.deepEqual((await stored(job)).seqs, []);
   });
@@ -137,6 +149,7 @@ describe('export lanes', () => {
   test('a type begun before lanes goes on as one lane from its cursor; the other lane has no share', async () => {
     const begun = { after: ids[49]!, count: 50, seq: 8, done: false };
     const job = await newJob({ Patient: begun });
+    assert.deepEqual(job.progress.Patient, begun, 'a begun type is not begun again');
     const done = await Promise.all([0, 1].map((lane) => writeLaneOfJob(tenantDb(pool, TENANT), task(job, lane), never)));
     assert.deepEqual(done, [true, true]);
     const { seqs, written, progress } = await stored(job);
@@ -148,10 +161,10 @@ describe('export lanes', () => {
   });
 
   test('a lane asked to stop leaves its cursor where its last page ended', async () => {
-    const job = await newJob();
+    const job = await newJob({}, 1);
     let pages = 0;
     const stopAfterTwo = () => ++pages > 2;
-    assert.equal(await writeLaneOfJob(tenantDb(pool, TENANT), task(job, 0, 1), stopAfterTwo), false);
+    assert.equal(await writeLaneOfJob(tenantDb(pool, TENANT), task(job, 0), stopAfterTwo), false);
     const { written, progress } = await stored(job);
     assert.ok(written.length > 0 && written.length < PATIENTS);
     assert.equal(progress.count, written.length);

@@ -1,15 +1,15 @@
-// One lane of an export job: its share of each type's ids (laneRange), written page by page from the
-// lane's cursor. Each page is read, then stored as the type's next chunk with the lane's cursor
+// One lane of an export job: its share of each type's ids (a range of them, drawn when the type
+// began: beginTypes), written page by page from the lane's cursor. Each page is read, then stored as the type's next chunk with the lane's cursor
 // advanced, in one statement that matches only while the job runs and the lane's cursor is where the
 // page was read from (cancelled, or taken over: stop). So a lane that dies mid-page leaves the page
 // undone and whoever takes the lapsed lease writes it once. Lanes of one job run on threads of their
 // own (bulk-lane-thread.ts): a type's lines are mapped on as many cores as it has lanes.
-import type { TenantDb } from '../db/index.ts';
+import type { Querier, TenantDb } from '../db/index.ts';
 import type { ExportType } from './bulk-params.ts';
 import { lanesOf } from './bulk-jobs.ts';
-import type { ExportJob, LaneCursor } from './bulk-jobs.ts';
-import { laneRange, NdjsonBuffer, readPage } from './bulk-sources.ts';
-import type { LaneRange, Page } from './bulk-sources.ts';
+import type { ExportJob, LaneCursor, TypeProgress } from './bulk-jobs.ts';
+import { laneRanges, NdjsonBuffer, readPage } from './bulk-sources.ts';
+import type { Page } from './bulk-sources.ts';
 import type { MappingContext } from './clinical-mapping.ts';
 
 /** What a lane's thread is given: its job, which lane of how many, and how to write pages. */
@@ -18,8 +18,6 @@ export interface LaneTask {
   tenantId: string;
   ctx: MappingContext;
   lane: number;
-  /** The job's lanes for a type not yet begun (a begun type keeps the lanes it began with). */
-  lanes: number;
   pageSize: number;
   leaseSeconds: number;
 }
@@ -39,15 +37,15 @@ export type LaneResult = { complete: boolean } | { error: string; unavailable: b
  */
 const COMMIT_PAGE = `with advanced as (
     update records.export_job
-       set progress = jsonb_set(progress, array[$2::text], records.export_step(progress -> $2::text, $3::int, $4::int, $5::jsonb, $6::int)),
-           lease_until = now() + make_interval(secs => $7::int)
+       set progress = jsonb_set(progress, array[$2::text], records.export_step(progress -> $2::text, $3::int, $4::jsonb, $5::int)),
+           lease_until = now() + make_interval(secs => $6::int)
      where id = $1::uuid and status = 'running'
-       and (records.export_lanes_of(progress -> $2::text, $3::int) -> $4::int ->> 'after') is not distinct from $8::text
-       and not (records.export_lanes_of(progress -> $2::text, $3::int) -> $4::int ->> 'done')::boolean
+       and (records.export_lanes_of(progress -> $2::text) -> $3::int ->> 'after') is not distinct from $7::text
+       and not (records.export_lanes_of(progress -> $2::text) -> $3::int ->> 'done')::boolean
     returning id, (progress -> $2::text ->> 'seq')::int as seq
   ), chunk as (
     insert into records.export_chunk (job_id, type, seq, lines, body)
-    select id, $2::text, seq, $6::int, $9::text from advanced where $6::int > 0
+    select id, $2::text, seq, $5::int, $8::text from advanced where $5::int > 0
   )
   select count(*)::int as advanced, set_config('synchronous_commit', 'off', true) as commit_mode from advanced`;
 
@@ -55,9 +53,6 @@ interface Lane {
   db: TenantDb;
   task: LaneTask;
   type: ExportType;
-  /** The type's lanes (as it began with them). */
-  lanes: number;
-  range: LaneRange;
   /** Two buffers the pages alternate in: one being committed, one being read. */
   buffers: [NdjsonBuffer, NdjsonBuffer];
 }
@@ -65,12 +60,11 @@ interface Lane {
 /** The lane's cursor after committing `page` (read from `from`), or undefined when the job is no longer this lane's. */
 async function commitPage(lane: Lane, from: LaneCursor, page: Page): Promise<LaneCursor | undefined> {
   const after = page.last ?? from.after;
-  const next: LaneCursor = { ...(after ? { after } : {}), done: page.lines < lane.task.pageSize };
+  const next: LaneCursor = { ...from, ...(after ? { after } : {}), done: page.lines < lane.task.pageSize };
   const { job, leaseSeconds } = lane.task;
   const [row] = await lane.db.one<{ advanced: number }>(COMMIT_PAGE, [
     job.id,
     lane.type,
-    lane.lanes,
     lane.task.lane,
     JSON.stringify(next),
     page.lines,
@@ -91,7 +85,8 @@ async function writeLane(lane: Lane, start: LaneCursor, stopping: () => boolean)
   const { job, ctx, pageSize } = lane.task;
   let turn = 0;
   const read = (after: string | undefined) => {
-    const query = { after, since: job.since ?? undefined, patientId: job.patientId ?? undefined, limit: pageSize, range: lane.range };
+    const range = { ...(start.from ? { from: start.from } : {}), ...(start.to ? { to: start.to } : {}) };
+    const query = { after, since: job.since ?? undefined, patientId: job.patientId ?? undefined, limit: pageSize, range };
     // The buffer is chosen once per page, outside the transaction: a read that db.tx sends again
     // (Postgres unavailable) must not take the other buffer, which holds the page being committed.
     const out = lane.buffers[turn++ % 2]!;
@@ -116,15 +111,33 @@ async function writeLane(lane: Lane, start: LaneCursor, stopping: () => boolean)
   }
 }
 
-/** The lane's share of every type of the job, type after type; false when it stopped first. */
+/** The lane's share of every type of the job (begun: beginTypes), type after type; false when it stopped first. */
 export async function writeLaneOfJob(db: TenantDb, task: LaneTask, stopping: () => boolean): Promise<boolean> {
   const buffers: [NdjsonBuffer, NdjsonBuffer] = [new NdjsonBuffer(), new NdjsonBuffer()];
   for (const type of task.job.types) {
-    const cursors = lanesOf(task.job.progress[type], task.lanes);
-    const start = cursors[task.lane];
-    if (!start || start.done) continue; // a type begun with fewer lanes has no share for this one
-    const lane: Lane = { db, task, type, lanes: cursors.length, range: laneRange(task.lane, cursors.length), buffers };
-    if (stopping() || !(await writeLane(lane, start, stopping))) return false;
+    const progress = task.job.progress[type];
+    const start = progress && lanesOf(progress)[task.lane];
+    if (!start || start.done) continue; // a type with fewer lanes has no share for this one
+    if (stopping() || !(await writeLane({ db, task, type, buffers }, start, stopping))) return false;
   }
   return true;
+}
+
+/**
+ * The job's types not yet begun, begun: each with its lanes' ranges (laneRanges: up to `lanes`, fewer
+ * for few rows), stored before any lane starts, so that whichever replica resumes the job writes the
+ * same ranges. The job as it now stands, or undefined when it no longer runs.
+ */
+export async function beginTypes(q: Querier, job: ExportJob, lanes: number, pageSize: number): Promise<ExportJob | undefined> {
+  const begun: Partial<Record<ExportType, TypeProgress>> = {};
+  const page = { since: job.since ?? undefined, patientId: job.patientId ?? undefined, limit: pageSize };
+  for (const type of job.types.filter((t) => !job.progress[t])) {
+    const ranges = await laneRanges(q, type, page, lanes);
+    begun[type] = { count: 0, seq: 0, done: false, lanes: ranges.map((range) => ({ ...range, done: false })) };
+  }
+  const [row] = await q.query<{ progress: ExportJob['progress'] }>(
+    `update records.export_job set progress = $2::jsonb || progress where id = $1::uuid and status = 'running' returning progress`,
+    [job.id, JSON.stringify(begun)],
+  );
+  return row ? { ...job, progress: row.progress } : undefined;
 }

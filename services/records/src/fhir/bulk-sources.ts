@@ -19,25 +19,13 @@ export interface PageQuery {
   since: string | undefined;
   patientId: string | undefined;
   limit: number;
-  /** The lane's share of the ids: from (inclusive) and to (exclusive); the whole range when unset. */
+  /** The lane's share of the ids: from (inclusive) and to (exclusive); every id when unset. */
   range?: LaneRange;
 }
 
 export interface LaneRange {
   from?: string;
   to?: string;
-}
-
-/**
- * Lane `lane` of `lanes`: an equal share of the id space. Ids are random (gen_random_uuid), so equal
- * shares of the space hold about equal shares of the rows.
- */
-export function laneRange(lane: number, lanes: number): LaneRange {
-  const bound = (k: number) =>
-    `${Math.floor((k * 2 ** 32) / lanes)
-      .toString(16)
-      .padStart(8, '0')}-0000-0000-0000-000000000000`;
-  return { ...(lane > 0 ? { from: bound(lane) } : {}), ...(lane < lanes - 1 ? { to: bound(lane + 1) } : {}) };
 }
 
 export interface Page {
@@ -49,7 +37,8 @@ export interface Page {
 }
 
 interface Source {
-  /** The table's alias, its id and update columns, and the patient it belongs to. */
+  /** The rows' table, then what a page reads them from (the table as `alias`, and what it joins). */
+  table: string;
   from: string;
   alias: string;
   patientColumn: string;
@@ -66,6 +55,7 @@ const KIND_OF: Record<'Observation' | 'Condition' | 'AllergyIntolerance', Served
 
 function clinical(type: keyof typeof KIND_OF): Source {
   return {
+    table: 'records.klinis',
     from: 'records.klinis e',
     alias: 'e',
     patientColumn: 'e.pasien_id',
@@ -77,6 +67,7 @@ function clinical(type: keyof typeof KIND_OF): Source {
 
 const SOURCES: Record<ExportType, Source> = {
   Patient: {
+    table: 'records.pasien',
     from: 'records.pasien p',
     alias: 'p',
     patientColumn: 'p.id',
@@ -84,6 +75,7 @@ const SOURCES: Record<ExportType, Source> = {
     map: (row, ctx) => toPatient(toPasien(row), ctx.tenantId),
   },
   Encounter: {
+    table: 'records.kunjungan',
     from: FROM_KUNJUNGAN,
     alias: 'k',
     patientColumn: 'k.pasien_id',
@@ -95,22 +87,67 @@ const SOURCES: Record<ExportType, Source> = {
   AllergyIntolerance: clinical('AllergyIntolerance'),
 };
 
-/** The statement of one keyset page of `type` (rows after `after`, in id order). */
+/** What every page of a type is filtered by: its kind, `_since`, the one patient (values through `p`). */
+function filters(source: Source, page: Pick<PageQuery, 'since' | 'patientId'>, p: (v: unknown) => string): string[] {
+  return [
+    ...(source.extraWhere ? [source.extraWhere] : []),
+    ...(page.since ? [`${source.alias}.updated_at > ${p(page.since)}::timestamptz`] : []),
+    ...(page.patientId ? [`${source.patientColumn} = ${p(page.patientId)}::uuid`] : []),
+  ];
+}
+
+/** The statement of one keyset page of `type` (rows after `after`, within the lane's range, in id order). */
 function pageStatement(type: ExportType, page: PageQuery): { sql: string; values: unknown[] } {
   const source = SOURCES[type];
   const { values, p } = params();
   const id = `${source.alias}.id`;
   const where = [
-    ...(source.extraWhere ? [source.extraWhere] : []),
+    ...filters(source, page, p),
     ...(page.after ? [`${id} > ${p(page.after)}::uuid`] : []),
     ...(page.range?.from ? [`${id} >= ${p(page.range.from)}::uuid`] : []),
     ...(page.range?.to ? [`${id} < ${p(page.range.to)}::uuid`] : []),
-    ...(page.since ? [`${source.alias}.updated_at > ${p(page.since)}::timestamptz`] : []),
-    ...(page.patientId ? [`${source.patientColumn} = ${p(page.patientId)}::uuid`] : []),
   ];
   const sql = `select ${source.select} from ${source.from} ${where.length ? `where ${where.join(' and ')}` : ''}
     order by ${id} limit ${p(page.limit)}`;
   return { sql, values };
+}
+
+/** Ids sampled to draw the lanes' bounds: enough that each lane's share comes within a few per cent of equal. */
+const SAMPLE_IDS = 20_000;
+
+/**
+ * `type`'s ids shared out into at most `lanes` ranges of about equal rows, each at least a page's
+ * worth (so fewer, down to one, for few rows). The bounds are drawn from a sample of the ids (whole
+ * pages of the table, TABLESAMPLE SYSTEM, sized from its estimated rows), so ids of any distribution,
+ * random or time-ordered, are shared out evenly.
+ */
+export async function laneRanges(
+  q: Querier,
+  type: ExportType,
+  page: Pick<PageQuery, 'since' | 'patientId' | 'limit'>,
+  lanes: number,
+): Promise<LaneRange[]> {
+  if (lanes <= 1) return [{}];
+  const source = SOURCES[type];
+  const [table] = await q.query<{ rows: number }>(`select reltuples::float8 as rows from pg_class where oid = $1::regclass`, [
+    source.table,
+  ]);
+  // Small, or never analysed (-1): every id.
+  const percent = (table?.rows ?? -1) > SAMPLE_IDS ? (SAMPLE_IDS / table!.rows) * 100 : 100;
+  const { values, p } = params();
+  const where = filters(source, page, p);
+  const sample = await q.query<{ id: string }>(
+    `select ${source.alias}.id::text as id from ${source.table} ${source.alias} tablesample system (${percent.toFixed(6)}) repeatable (0)
+      ${where.length ? `where ${where.join(' and ')}` : ''} order by 1`,
+    values,
+  );
+  const estimated = (sample.length * 100) / percent;
+  const count = Math.max(1, Math.min(lanes, Math.floor(estimated / page.limit), sample.length));
+  const bounds = Array.from({ length: count - 1 }, (_, k) => sample[Math.floor(((k + 1) * sample.length) / count)]!.id);
+  return Array.from({ length: count }, (_, k) => ({
+    ...(k > 0 ? { from: bounds[k - 1] } : {}),
+    ...(k < count - 1 ? { to: bounds[k] } : {}),
+  }));
 }
 
 /**

@@ -9,6 +9,7 @@ import { isUnavailable, tenantDb } from '../db/index.ts';
 import type { Querier } from '../db/index.ts';
 import { log } from '../server/index.ts';
 import { JOB_COLUMNS, lanesOf, toJob } from './bulk-jobs.ts';
+import { beginTypes } from './bulk-lane.ts';
 import type { LaneResult, LaneTask } from './bulk-lane.ts';
 import type { LaneThreadData } from './bulk-lane-thread.ts';
 import { mappingContext } from './bulk-sources.ts';
@@ -72,20 +73,13 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
     const db = tenantDb(pool, tenantId);
     const [row] = await db.one<Row>(`select ${JOB_COLUMNS} from records.export_job j where j.id = $1::uuid`, [jobId]);
     if (!row) return;
-    const job = toJob(row);
+    const lanes = row.patient_id ? 1 : opts.lanes;
+    const job = await db.tx((q) => beginTypes(q, toJob(row), lanes, opts.pageSize));
+    if (!job) return;
     const ctx = await db.tx((q) => mappingContext(q, tenantId));
-    const lanes = job.patientId ? 1 : opts.lanes;
-    // A type begun with other lanes keeps them: as many threads as the most lanes any type has.
-    const threadCount = Math.max(...job.types.map((t) => lanesOf(job.progress[t], lanes).length));
-    const task = (lane: number): LaneTask => ({
-      job,
-      tenantId,
-      ctx,
-      lane,
-      lanes,
-      pageSize: opts.pageSize,
-      leaseSeconds: opts.leaseSeconds,
-    });
+    // As many threads as the most lanes any type has (a type keeps the lanes it began with).
+    const threadCount = Math.max(...job.types.map((t) => lanesOf(job.progress[t]!).length));
+    const task = (lane: number): LaneTask => ({ job, tenantId, ctx, lane, pageSize: opts.pageSize, leaseSeconds: opts.leaseSeconds });
     const results = await Promise.all(
       Array.from({ length: threadCount }, async (_, lane) => {
         const result = await runLane(task(lane), opts, threads, stopping);
