@@ -7,8 +7,8 @@
 // ceiling; RSS under 250 MB. Alone: `node bench/export.ts`; BENCH_EXPORT_SCALE (default 1),
 // BENCH_KLINIS_DB names the data set's database (it is shared with bench/klinis.ts at the same scale),
 // BENCH_PROFILE_DIR=<dir> writes records' --cpu-prof there (read it with bench/profile-top.ts),
-// BENCH_NODE_OPTIONS adds node options to records (heap settings), BENCH_EXPORT_PAGE_SIZE sets its
-// EXPORT_PAGE_SIZE (records' default otherwise).
+// BENCH_NODE_OPTIONS adds node options to records (heap settings), BENCH_EXPORT_PAGE_SIZE and
+// BENCH_EXPORT_LANES set its EXPORT_PAGE_SIZE and EXPORT_LANES (records' defaults otherwise).
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
@@ -104,24 +104,33 @@ async function ceiling(url: string): Promise<{ rows: number; perSecond: number; 
 }
 
 /**
- * `work`, and the CPU seconds records' Postgres backends spent meanwhile (a backend the pool opened
- * during the work counts whole; one closed meanwhile is lost).
+ * `work`, and the CPU seconds records' Postgres backends spent meanwhile, sampled every half second:
+ * the export's lanes open their connections when a job starts and close them when it ends, so a
+ * backend first seen during the work counts whole, and one that closed counts to its last sample.
  */
 async function withBackendCpu<T>(url: string, work: () => Promise<T>): Promise<{ result: T; seconds: number }> {
   const owner = new pg.Client({ connectionString: url });
   await owner.connect();
+  const cpu = new Map<number, { first: number; last: number }>();
+  const sample = async (atStart: boolean) => {
+    const { rows } = await owner.query<{ pid: number }>(
+      "select pid from pg_stat_activity where datname = current_database() and application_name = 'records'",
+    );
+    for (const [pid, seconds] of cpuByPid(rows.map((r) => r.pid))) {
+      const seen = cpu.get(pid);
+      if (seen) seen.last = seconds;
+      else cpu.set(pid, { first: atStart ? seconds : 0, last: seconds });
+    }
+  };
   try {
-    const backends = async () =>
-      (
-        await owner.query<{ pid: number }>(
-          "select pid from pg_stat_activity where datname = current_database() and application_name = 'records'",
-        )
-      ).rows.map((r) => r.pid);
-    const before = cpuByPid(await backends());
-    const result = await work();
-    const after = cpuByPid(await backends());
+    await sample(true);
+    let sampling = Promise.resolve();
+    const timer = setInterval(() => (sampling = sampling.then(() => sample(false)).catch(() => {})), 500);
+    const result = await work().finally(() => clearInterval(timer));
+    await sampling;
+    await sample(false);
     let seconds = 0;
-    for (const [pid, cpu] of after) seconds += cpu - (before.get(pid) ?? 0);
+    for (const { first, last } of cpu.values()) seconds += last - first;
     return { result, seconds };
   } finally {
     await owner.end();
@@ -165,6 +174,7 @@ export async function benchExport(): Promise<Row[]> {
       MIGRATION_DATABASE_URL: d.url,
       PRINCIPAL_SECRET: secret,
       LOG_LEVEL: 'warn',
+      ...(process.env.BENCH_EXPORT_LANES ? { EXPORT_LANES: process.env.BENCH_EXPORT_LANES } : {}),
       // The bench polls every 250 ms: no throttling in its way.
       EXPORT_POLL_INTERVAL_SECONDS: '0',
       EXPORT_WORKER_INTERVAL_MS: '100',

@@ -31,10 +31,11 @@ type Row = Record<string, unknown>;
 const LANE_THREAD = new URL(`./bulk-lane-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 
 /**
- * A lane's heap: a page's rows and resources are young garbage (its text is outside the heap), so the
- * old generation holds little more than the code; the young generation is sized for pages of rows.
+ * A lane's old generation: a page's rows and resources are young garbage and its text is outside the
+ * heap, so it holds little more than the code. (Its young generation is the process's: V8's
+ * --max-semi-space-size, which the services run with, overrides a worker's own limit.)
  */
-const LANE_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 24 };
+const LANE_LIMITS = { maxOldGenerationSizeMb: 64 };
 
 /** A job that failed on the server: the client is told to start again, not what broke. */
 const FAILED = 'the export failed on the server; start a new one';

@@ -24,6 +24,8 @@ const SETTINGS = {
   // default page, which large sizes run with).
   EXPORT_PAGE_SIZE: String(Math.min(1_000, Math.max(3, Math.round(PATIENTS / 8)))),
   EXPORT_LEASE_SECONDS: '2',
+  // Two lanes, on two threads at once, through the kill and resume below as well.
+  EXPORT_LANES: '2',
 };
 
 let r: RecordsUnderTest;
