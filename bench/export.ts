@@ -164,6 +164,8 @@ export async function benchExport(): Promise<Row[]> {
   const d = await data();
   const secret = randomBytes(32).toString('hex');
   const port = await freePort();
+  // As the pods run it: compiled (npm run build, which this does not redo), so that neither the main
+  // thread nor a lane's thread carries the type stripper's memory.
   const proc = startService(
     'records',
     'services/records',
@@ -180,8 +182,6 @@ export async function benchExport(): Promise<Row[]> {
       EXPORT_WORKER_INTERVAL_MS: '100',
       ...(process.env.BENCH_EXPORT_PAGE_SIZE ? { EXPORT_PAGE_SIZE: process.env.BENCH_EXPORT_PAGE_SIZE } : {}),
       ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}),
-      // As the pods run it: compiled (npm run build), so that neither the main thread nor a lane's
-      // thread carries the type stripper's memory.
     },
     { compiled: true },
   );

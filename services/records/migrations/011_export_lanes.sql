@@ -24,3 +24,29 @@ create function records.export_step(p jsonb, lane integer, cursor jsonb, lines i
     'done', not jsonb_path_exists(l.next, '$[*] ? (@.done == false)'))
   from (select jsonb_set(records.export_lanes_of(p), array[lane::text], cursor) as next) l
 $$;
+
+-- Replicas from before lanes claim through records.export_claim, and would take a job that lanes began
+-- for one they had never begun (no cursor at the top) and write it again from its first id: during a
+-- rolling update, or after a rollback, it no longer offers them such a job. Replicas with lanes claim
+-- through records.export_claim_lanes, any running job whose lease lapsed.
+create or replace function records.export_claim(lease_seconds integer) returns table (id uuid, tenant_id text)
+  language sql security definer set search_path = pg_catalog, records as $$
+  update records.export_job j set lease_until = now() + make_interval(secs => lease_seconds)
+   where j.id = (select d.id from records.export_job d
+                  where d.status = 'running' and (d.lease_until is null or d.lease_until < now())
+                    and not jsonb_path_exists(d.progress, '$.*.lanes')
+                  order by d.transaction_time limit 1 for update skip locked)
+  returning j.id, j.tenant_id
+$$;
+
+create function records.export_claim_lanes(lease_seconds integer) returns table (id uuid, tenant_id text)
+  language sql security definer set search_path = pg_catalog, records as $$
+  update records.export_job j set lease_until = now() + make_interval(secs => lease_seconds)
+   where j.id = (select d.id from records.export_job d
+                  where d.status = 'running' and (d.lease_until is null or d.lease_until < now())
+                  order by d.transaction_time limit 1 for update skip locked)
+  returning j.id, j.tenant_id
+$$;
+
+revoke all on function records.export_claim_lanes(integer) from public;
+grant execute on function records.export_claim_lanes(integer) to records_app;

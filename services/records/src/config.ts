@@ -29,10 +29,10 @@ export const configSchema = z
     EXPORT_PAGE_SIZE: z.coerce.number().int().min(1).max(10_000).default(1_000),
     /**
      * Bulk Data export: the threads a hospital's export is written on, each with its share of every
-     * type's ids and two database connections of its own. Each lane costs a core and about 90 MB
+     * type's ids and two database connections of its own. Each lane costs a core and memory
      * (docs/benchmarks.md, Bulk Data export): one fits the chart's pod; more where its limits are raised.
      */
-    EXPORT_LANES: z.coerce.number().int().min(1).max(16).default(1),
+    EXPORT_LANES: z.coerce.number().int().min(1).max(4).default(1),
     /** Bulk Data export: the least time between two status polls of a job (closer polls answer 429). */
     EXPORT_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(600).default(2),
     /** Bulk Data export: how long a finished job's files stay downloadable. */

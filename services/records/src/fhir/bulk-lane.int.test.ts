@@ -65,7 +65,7 @@ describe('export lanes', () => {
       [TENANT, JSON.stringify(progress)],
     );
     const job = toJob(rows[0]);
-    return (await tenantDb(pool, TENANT).tx((q) => beginTypes(q, job, lanes, PAGE))) ?? job;
+    return (await tenantDb(pool, TENANT).tx((q) => beginTypes(q, job, { lanes, pageSize: PAGE, leaseSeconds: 30 }))) ?? job;
   }
   const task = (job: ExportJob, lane: number): LaneTask => ({
     job,
@@ -107,6 +107,26 @@ describe('export lanes', () => {
     for (const r of three) assert.ok(Math.abs(share(r) - PATIENTS / 3) <= 2, `a third each: ${three.map(share).join(', ')}`);
     assert.equal((await ranges(4, 60)).length, 3, '200 rows hold three pages of 60, not four');
     assert.deepEqual(await ranges(2, PATIENTS), [{}], 'one page: one lane');
+  });
+
+  test('a sample too thin to share the rows out gives one lane', async () => {
+    // One page of the table's several: too few of its ids to draw bounds from.
+    const ranges = await tenantDb(pool, TENANT).tx((q) =>
+      laneRanges(q, 'Patient', { since: undefined, patientId: undefined, limit: PAGE }, 3, 1),
+    );
+    assert.deepEqual(ranges, [{}]);
+  });
+
+  test('a replica from before lanes is not offered a job that lanes began; one with its cursor at the top it is', async () => {
+    const claim = async (fn: string) => {
+      await owner.query('update records.export_job set lease_until = null'); // its replica is gone
+      return (await pool.query<{ id: string }>(`select id::text as id from records.${fn}(30)`)).rows.map((r) => r.id);
+    };
+    const laned = await newJob();
+    assert.deepEqual(await claim('export_claim'), [], 'the old claim skips it');
+    assert.deepEqual(await claim('export_claim_lanes'), [laned.id]);
+    const old = await newJob({ Patient: { after: ids[9]!, count: 10, seq: 1, done: false } });
+    assert.deepEqual(await claim('export_claim'), [old.id]);
   });
 
   test('two lanes at once: every id once, each in its lane, the chunks numbered 1..n, the count whole', async () => {

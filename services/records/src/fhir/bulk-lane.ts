@@ -1,9 +1,10 @@
 // One lane of an export job: its share of each type's ids (a range of them, drawn when the type
-// began: beginTypes), written page by page from the lane's cursor. Each page is read, then stored as the type's next chunk with the lane's cursor
-// advanced, in one statement that matches only while the job runs and the lane's cursor is where the
-// page was read from (cancelled, or taken over: stop). So a lane that dies mid-page leaves the page
-// undone and whoever takes the lapsed lease writes it once. Lanes of one job run on threads of their
-// own (bulk-lane-thread.ts): a type's lines are mapped on as many cores as it has lanes.
+// began: beginTypes), written page by page from the lane's cursor. Each page is read, then stored as
+// the type's next chunk with the lane's cursor advanced, in one statement that matches only while the
+// job runs and the lane's cursor is where the page was read from (cancelled, or taken over: stop). So
+// a lane that dies mid-page leaves the page undone and whoever takes the lapsed lease writes it once.
+// Lanes of one job run on threads of their own (bulk-lane-thread.ts): a type's lines are mapped on as
+// many cores as it has lanes.
 import type { Querier, TenantDb } from '../db/index.ts';
 import type { ExportType } from './bulk-params.ts';
 import { lanesOf } from './bulk-jobs.ts';
@@ -126,18 +127,24 @@ export async function writeLaneOfJob(db: TenantDb, task: LaneTask, stopping: () 
 /**
  * The job's types not yet begun, begun: each with its lanes' ranges (laneRanges: up to `lanes`, fewer
  * for few rows), stored before any lane starts, so that whichever replica resumes the job writes the
- * same ranges. The job as it now stands, or undefined when it no longer runs.
+ * same ranges; the lease is renewed with them (sampling and starting the threads come before the first
+ * page's commit renews it). The job as it now stands, or undefined when it no longer runs.
  */
-export async function beginTypes(q: Querier, job: ExportJob, lanes: number, pageSize: number): Promise<ExportJob | undefined> {
+export async function beginTypes(
+  q: Querier,
+  job: ExportJob,
+  opts: { lanes: number; pageSize: number; leaseSeconds: number },
+): Promise<ExportJob | undefined> {
   const begun: Partial<Record<ExportType, TypeProgress>> = {};
-  const page = { since: job.since ?? undefined, patientId: job.patientId ?? undefined, limit: pageSize };
+  const page = { since: job.since ?? undefined, patientId: job.patientId ?? undefined, limit: opts.pageSize };
   for (const type of job.types.filter((t) => !job.progress[t])) {
-    const ranges = await laneRanges(q, type, page, lanes);
+    const ranges = await laneRanges(q, type, page, opts.lanes);
     begun[type] = { count: 0, seq: 0, done: false, lanes: ranges.map((range) => ({ ...range, done: false })) };
   }
   const [row] = await q.query<{ progress: ExportJob['progress'] }>(
-    `update records.export_job set progress = $2::jsonb || progress where id = $1::uuid and status = 'running' returning progress`,
-    [job.id, JSON.stringify(begun)],
+    `update records.export_job set progress = $2::jsonb || progress, lease_until = now() + make_interval(secs => $3::int)
+      where id = $1::uuid and status = 'running' returning progress`,
+    [job.id, JSON.stringify(begun), opts.leaseSeconds],
   );
   return row ? { ...job, progress: row.progress } : undefined;
 }

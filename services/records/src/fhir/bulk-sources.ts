@@ -112,37 +112,42 @@ function pageStatement(type: ExportType, page: PageQuery): { sql: string; values
   return { sql, values };
 }
 
-/** Ids sampled to draw the lanes' bounds: enough that each lane's share comes within a few per cent of equal. */
-const SAMPLE_IDS = 20_000;
+/** Pages of the table sampled to draw the lanes' bounds (whole pages: TABLESAMPLE SYSTEM). */
+const SAMPLE_PAGES = 1_000;
+/** Below this many sampled ids per lane, a sample is too thin to share the rows out evenly. */
+const SAMPLED_PER_LANE = 100;
 
 /**
- * `type`'s ids shared out into at most `lanes` ranges of about equal rows, each at least a page's
- * worth (so fewer, down to one, for few rows). The bounds are drawn from a sample of the ids (whole
- * pages of the table, TABLESAMPLE SYSTEM, sized from its estimated rows), so ids of any distribution,
- * random or time-ordered, are shared out evenly.
+ * `type`'s ids shared out into at most `lanes` ranges of about equal rows, each at least a page's worth
+ * (so fewer, down to one, for few rows). The bounds are drawn from a sample of the ids, so ids of any
+ * distribution, random or time-ordered, are shared out alike: up to `samplePages` pages of the table
+ * (by its size on disk, which is never unknown, unlike its estimated rows), every id of a smaller one.
+ * A sample that holds too few of this hospital's rows to share them out gives one lane.
  */
 export async function laneRanges(
   q: Querier,
   type: ExportType,
   page: Pick<PageQuery, 'since' | 'patientId' | 'limit'>,
   lanes: number,
+  samplePages = SAMPLE_PAGES,
 ): Promise<LaneRange[]> {
   if (lanes <= 1) return [{}];
   const source = SOURCES[type];
-  const [table] = await q.query<{ rows: number }>(`select reltuples::float8 as rows from pg_class where oid = $1::regclass`, [
-    source.table,
-  ]);
-  // Small, or never analysed (-1): every id.
-  const percent = (table?.rows ?? -1) > SAMPLE_IDS ? (SAMPLE_IDS / table!.rows) * 100 : 100;
+  const [table] = await q.query<{ pages: number }>(
+    `select greatest(pg_relation_size($1::regclass) / current_setting('block_size')::int, 1)::float8 as pages`,
+    [source.table],
+  );
+  const percent = Math.min(100, (samplePages / table!.pages) * 100);
   const { values, p } = params();
   const where = filters(source, page, p);
   const sample = await q.query<{ id: string }>(
     `select ${source.alias}.id::text as id from ${source.table} ${source.alias} tablesample system (${percent.toFixed(6)}) repeatable (0)
-      ${where.length ? `where ${where.join(' and ')}` : ''} order by 1`,
+      ${where.length ? `where ${where.join(' and ')}` : ''} order by ${source.alias}.id`,
     values,
   );
   const estimated = (sample.length * 100) / percent;
-  const count = Math.max(1, Math.min(lanes, Math.floor(estimated / page.limit), sample.length));
+  const enough = percent === 100 ? sample.length : Math.floor(sample.length / SAMPLED_PER_LANE);
+  const count = Math.max(1, Math.min(lanes, Math.floor(estimated / page.limit), enough));
   const bounds = Array.from({ length: count - 1 }, (_, k) => sample[Math.floor(((k + 1) * sample.length) / count)]!.id);
   return Array.from({ length: count }, (_, k) => ({
     ...(k > 0 ? { from: bounds[k - 1] } : {}),

@@ -1,5 +1,5 @@
 // The export worker each records replica runs: it leases one running job at a time (any tenant's;
-// records.export_claim, FOR UPDATE SKIP LOCKED, so two replicas never work on the same job) and has
+// records.export_claim_lanes, FOR UPDATE SKIP LOCKED, so two replicas never work on the same job) and has
 // it written by its lanes (bulk-lane.ts), each on a worker thread of its own, under that job's tenant.
 // The job is done when every lane has written its share of every type. Finished jobs past their
 // expiry are removed with their files.
@@ -75,24 +75,31 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
     const [row] = await db.one<Row>(`select ${JOB_COLUMNS} from records.export_job j where j.id = $1::uuid`, [jobId]);
     if (!row) return;
     const lanes = row.patient_id ? 1 : opts.lanes;
-    const job = await db.tx((q) => beginTypes(q, toJob(row), lanes, opts.pageSize));
+    const job = await db.tx((q) => beginTypes(q, toJob(row), { lanes, pageSize: opts.pageSize, leaseSeconds: opts.leaseSeconds }));
     if (!job) return;
     const ctx = await db.tx((q) => mappingContext(q, tenantId));
-    // As many threads as the most lanes any type has (a type keeps the lanes it began with).
+    // A thread for each lane with something left to write (a type keeps the lanes it began with).
     const threadCount = Math.max(...job.types.map((t) => lanesOf(job.progress[t]!).length));
+    const open = Array.from({ length: threadCount }, (_, lane) => lane).filter((lane) =>
+      job.types.some((t) => lanesOf(job.progress[t]!)[lane]?.done === false),
+    );
+    if (stopping) return;
     const task = (lane: number): LaneTask => ({ job, tenantId, ctx, lane, pageSize: opts.pageSize, leaseSeconds: opts.leaseSeconds });
     const results = await Promise.all(
-      Array.from({ length: threadCount }, async (_, lane) => {
+      open.map(async (lane) => {
         const result = await runLane(task(lane), opts, threads, stopping);
         // One lane failing stops the others: the job fails, or (Postgres away) resumes later, as a whole.
         if ('error' in result) for (const thread of threads) thread.postMessage('stop');
         return result;
       }),
     );
-    const failed = results.find((r) => 'error' in r);
+    // A lane's own failure says more than another's "unavailable" that it may have caused.
+    const failures = results.filter((r) => 'error' in r);
+    const failed = failures.find((r) => !r.unavailable) ?? failures[0];
     if (failed) {
       // Postgres away: the lease lapses and the job resumes at its lanes' cursors once it is back.
-      if (failed.unavailable) return log.warn({ job: jobId }, 'bulk export: database unavailable, the job resumes later');
+      if (failed.unavailable)
+        return log.warn({ job: jobId, err: failed.error }, 'bulk export: database unavailable, the job resumes later');
       log.error({ job: jobId, err: failed.error }, 'bulk export failed');
       return db.tx((q) => finish(q, jobId, opts.ttlSeconds, FAILED)).catch(() => {});
     }
@@ -101,9 +108,10 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
 
   async function tick(): Promise<void> {
     await pool.query('select records.export_expire()');
-    const { rows } = await pool.query<{ id: string; tenant_id: string }>('select id::text as id, tenant_id from records.export_claim($1)', [
-      opts.leaseSeconds,
-    ]);
+    const { rows } = await pool.query<{ id: string; tenant_id: string }>(
+      'select id::text as id, tenant_id from records.export_claim_lanes($1)',
+      [opts.leaseSeconds],
+    );
     const claimed = rows[0];
     if (!claimed) return;
     try {
