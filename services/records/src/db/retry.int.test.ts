@@ -9,11 +9,12 @@ import assert from 'node:assert/strict';
 import { connect, createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import pg from 'pg';
-import { freePort, throwawayDatabase } from '@simrs/platform/testing';
+import type pg from 'pg';
+import { freePort } from '@simrs/platform/testing';
 import type { Pool } from '@simrs/platform/db';
-import { createLogger } from '@simrs/platform/logger';
-import { createAppPool, isUnavailable, migrateRecords, tenantDb } from './index.ts';
+import { migratedDatabase } from '../testing/index.ts';
+import type { MigratedDatabase } from '../testing/index.ts';
+import { createAppPool, isUnavailable, tenantDb } from './index.ts';
 
 interface Relay {
   url: string;
@@ -57,28 +58,23 @@ async function startRelay(target: URL): Promise<Relay> {
 }
 
 describe('one more try when the database was away', () => {
-  let db: Awaited<ReturnType<typeof throwawayDatabase>>;
+  let db: MigratedDatabase;
   let owner: pg.Client;
   let relay: Relay;
   let pool: Pool;
   let next = 0;
 
   before(async () => {
-    db = await throwawayDatabase('records_retry');
-    const appUrl = new URL(db.url);
-    appUrl.username = appUrl.password = 'records_app';
-    await migrateRecords(db.url, appUrl.toString(), createLogger('records-test', 'silent'));
-    owner = new pg.Client({ connectionString: db.url });
-    await owner.connect();
+    db = await migratedDatabase('retry');
+    owner = db.owner;
     await owner.query('create table records.retry_probe (n int not null)');
     await owner.query('grant select, insert on records.retry_probe to records_app');
-    relay = await startRelay(appUrl);
+    relay = await startRelay(new URL(db.appUrl));
     pool = createAppPool(relay.url, { max: 1, statementTimeoutMs: 5_000 });
   });
   after(async () => {
     await pool?.end();
     await relay?.stop();
-    await owner?.end();
     await db?.drop();
   });
   beforeEach(() => void next++);

@@ -1,26 +1,20 @@
 // The development code list in the seed: loaded into an empty table, never over a list already there.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
-import { throwawayDatabase } from '@simrs/platform/testing';
-import { createLogger } from '@simrs/platform/logger';
+import type pg from 'pg';
 import { loadCodes } from '../kode/index.ts';
-import { migrateRecords } from './migrate.ts';
+import { migratedDatabase } from '../testing/index.ts';
+import type { MigratedDatabase } from '../testing/index.ts';
 import { seedCodes } from './seed-codes.ts';
 
-let db: Awaited<ReturnType<typeof throwawayDatabase>>;
+let db: MigratedDatabase;
 let owner: pg.Client;
 
 before(async () => {
-  db = await throwawayDatabase('records_seed_codes');
-  const appUrl = new URL(db.url);
-  appUrl.username = appUrl.password = 'records_app';
-  await migrateRecords(db.url, appUrl.toString(), createLogger('records-test', 'silent'));
-  owner = new pg.Client({ connectionString: db.url });
-  await owner.connect();
+  db = await migratedDatabase('seed_codes');
+  owner = db.owner;
 });
 after(async () => {
-  await owner?.end();
   await db?.drop();
 });
 

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { throwawayDatabase } from '@simrs/platform/testing';
 import type { Pool } from '@simrs/platform/db';
-import { createLogger } from '@simrs/platform/logger';
-import { createAppPool, migrateRecords, tenantDb } from '../db/index.ts';
+import { createAppPool, tenantDb } from '../db/index.ts';
+import { migratedDatabase } from '../testing/index.ts';
+import type { MigratedDatabase } from '../testing/index.ts';
 import { loadCodes, lookupCodes, parseCodeList, readCodeFile, searchCodes } from './index.ts';
 import type { CodeRow } from './index.ts';
 
@@ -33,7 +33,7 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
 }
 
 describe('records.kode', () => {
-  let db: Awaited<ReturnType<typeof throwawayDatabase>>;
+  let db: MigratedDatabase;
   let owner: pg.Client;
   let pool: Pool;
   let dir: string;
@@ -46,18 +46,13 @@ describe('records.kode', () => {
     ).rows.map((r) => `${r.code} ${r.active ? 'active' : 'inactive'} ${r.display_en}`);
 
   before(async () => {
-    db = await throwawayDatabase('records_kode');
-    const appUrl = new URL(db.url);
-    appUrl.username = appUrl.password = 'records_app';
-    await migrateRecords(db.url, appUrl.toString(), createLogger('records-test', 'silent'));
-    owner = new pg.Client({ connectionString: db.url });
-    await owner.connect();
-    pool = createAppPool(appUrl.toString(), { max: 2, statementTimeoutMs: 5_000 });
+    db = await migratedDatabase('kode');
+    owner = db.owner;
+    pool = createAppPool(db.appUrl, { max: 2, statementTimeoutMs: 5_000 });
     dir = await mkdtemp(join(tmpdir(), 'simrs-kode-'));
   });
   after(async () => {
     await pool?.end();
-    await owner?.end();
     await db?.drop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
@@ -116,7 +111,7 @@ describe('records.kode', () => {
     const usage = await cli(['load', '--system', 'icd-9', '--file', good], env);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /unknown system "icd-9"/);
-    const asApp = await cli(['load', '--system', 'icd-10', '--file', good], { MIGRATION_DATABASE_URL: appUrlOf(db.url) });
+    const asApp = await cli(['load', '--system', 'icd-10', '--file', good], { MIGRATION_DATABASE_URL: db.appUrl });
     assert.equal(asApp.code, 1);
     assert.match(asApp.stderr, /permission denied .*connect as the owner/);
   });
@@ -143,31 +138,20 @@ describe('records.kode', () => {
   });
 });
 
-/** The application role's URL of a database (as migrateRecords provisions it in these tests). */
-function appUrlOf(ownerUrl: string): string {
-  const url = new URL(ownerUrl);
-  url.username = url.password = 'records_app';
-  return url.toString();
-}
-
 describe('searching and looking up codes as the application role', () => {
-  let db: Awaited<ReturnType<typeof throwawayDatabase>>;
+  let db: MigratedDatabase;
   let owner: pg.Client;
   let pool: Pool;
 
   before(async () => {
-    db = await throwawayDatabase('records_kode_search');
-    const appUrl = appUrlOf(db.url);
-    await migrateRecords(db.url, appUrl, createLogger('records-test', 'silent'));
-    owner = new pg.Client({ connectionString: db.url });
-    await owner.connect();
+    db = await migratedDatabase('kode_search');
+    owner = db.owner;
     await loadCodes(owner, 'icd-10', await readCodeFile(DEV_LIST));
     await owner.query("update records.kode set active = false where code = 'I11.9'");
-    pool = createAppPool(appUrl, { max: 2, statementTimeoutMs: 5_000 });
+    pool = createAppPool(db.appUrl, { max: 2, statementTimeoutMs: 5_000 });
   });
   after(async () => {
     await pool?.end();
-    await owner?.end();
     await db?.drop();
   });
 
@@ -214,7 +198,7 @@ describe('searching and looking up codes as the application role', () => {
   });
 
   test('the application role reads the codes and cannot change them', async () => {
-    const app = new pg.Client({ connectionString: appUrlOf(db.url) });
+    const app = new pg.Client({ connectionString: db.appUrl });
     await app.connect();
     try {
       await assert.rejects(app.query("update records.kode set active = false where code = 'I10'"), /permission denied/);

@@ -9,7 +9,9 @@ import { signPrincipal } from '@simrs/contracts/principal';
 import { SESSION_SCOPES } from '@simrs/contracts/access';
 import type { Role } from '@simrs/contracts/access';
 import { assertValidFhir } from '@simrs/platform/testing/fhir-validation';
+import { createLogger } from '@simrs/platform/logger';
 import { freePort, startService, throwawayDatabase, waitForReady } from '@simrs/platform/testing';
+import { migrateRecords } from '../db/index.ts';
 import { newPasien } from './base.ts';
 import type { RecordsUnderTest, Reply } from './base.ts';
 
@@ -25,6 +27,34 @@ export function appUrlFor(ownerUrl: string): string {
   url.username = 'records_app';
   url.password = 'records_app';
   return url.toString();
+}
+
+export interface MigratedDatabase {
+  /** The owner's URL, and the application role's (as migrateRecords provisions it). */
+  url: string;
+  appUrl: string;
+  /** Connected as the owner, which row-level security does not bind. */
+  owner: pg.Client;
+  /** Closes the owner's connection and drops the database. */
+  drop(): Promise<void>;
+}
+
+/** A throwaway database with records' migrations applied, for tests that need no records process. */
+export async function migratedDatabase(label: string): Promise<MigratedDatabase> {
+  const db = await throwawayDatabase(`records_${label}`);
+  const appUrl = appUrlFor(db.url);
+  await migrateRecords(db.url, appUrl, createLogger('records-test', 'silent'));
+  const owner = new pg.Client({ connectionString: db.url });
+  await owner.connect();
+  return {
+    url: db.url,
+    appUrl,
+    owner,
+    async drop() {
+      await owner.end();
+      await db.drop();
+    },
+  };
 }
 
 async function reply<T>(res: Response): Promise<Reply<T>> {
