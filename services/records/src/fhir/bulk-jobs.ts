@@ -21,19 +21,14 @@ export interface LaneCursor {
 
 /**
  * A type's progress (migration 011_export_lanes.sql): its lines and chunks, and its lanes' cursors; done
- * when every lane is. A type begun before lanes has its one cursor at the top (`after`, `done`).
+ * when every lane is. (A type begun before lanes had its one cursor at the top; beginTypes makes it
+ * that type's one lane before any lane writes.)
  */
 export interface TypeProgress {
   count: number;
   seq: number;
   done: boolean;
-  lanes?: LaneCursor[];
-  after?: string;
-}
-
-/** The lanes of a type's progress, as records.export_lanes_of reads them. */
-export function lanesOf(progress: TypeProgress): LaneCursor[] {
-  return progress.lanes ?? [{ ...(progress.after ? { after: progress.after } : {}), done: progress.done }];
+  lanes: LaneCursor[];
 }
 
 export interface ExportJob {

@@ -6,11 +6,11 @@
 // bulk-export.int.test.ts runs them on their threads inside records.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Pool } from '@simrs/platform/db';
-import { createLogger } from '@simrs/platform/logger';
-import { throwawayDatabase } from '@simrs/platform/testing';
-import { createAppPool, migrateRecords, tenantDb } from '../db/index.ts';
+import { createAppPool, tenantDb } from '../db/index.ts';
+import { migratedDatabase } from '../testing/index.ts';
+import type { MigratedDatabase } from '../testing/index.ts';
 import { JOB_COLUMNS, toJob } from './bulk-jobs.ts';
 import type { ExportJob, TypeProgress } from './bulk-jobs.ts';
 import { beginTypes, writeLaneOfJob } from './bulk-lane.ts';
@@ -23,18 +23,14 @@ const PAGE = 7;
 const never = () => false;
 
 describe('export lanes', () => {
-  let db: Awaited<ReturnType<typeof throwawayDatabase>>;
+  let db: MigratedDatabase;
   let owner: pg.Client;
   let pool: Pool;
   let ids: string[];
 
   before(async () => {
-    db = await throwawayDatabase('records_lanes');
-    const appUrl = new URL(db.url);
-    appUrl.username = appUrl.password = 'records_app';
-    await migrateRecords(db.url, appUrl.toString(), createLogger('records-test', 'silent'));
-    owner = new pg.Client({ connectionString: db.url });
-    await owner.connect();
+    db = await migratedDatabase('lanes');
+    owner = db.owner;
     await owner.query(
       // Ids whose first 48 bits count up, as time-ordered (UUIDv7-like) ids do: all in one corner of
       // the id space, so an equal split of the space would give one lane everything.
@@ -47,16 +43,15 @@ describe('export lanes', () => {
       [TENANT, PATIENTS],
     );
     ids = (await owner.query<{ id: string }>('select id::text as id from records.pasien order by id')).rows.map((r) => r.id);
-    pool = createAppPool(appUrl.toString(), { max: 4, statementTimeoutMs: 5_000 });
+    pool = createAppPool(db.appUrl, { max: 4, statementTimeoutMs: 5_000 });
   });
   after(async () => {
     await pool?.end();
-    await owner?.end();
     await db?.drop();
   });
 
-  /** A job of the patients, begun with up to `lanes` lanes (as the worker begins it), unless `progress` says it began before. */
-  async function newJob(progress: Record<string, TypeProgress> = {}, lanes = 2): Promise<ExportJob> {
+  /** A job of the patients as `progress` says, begun (unless not to) with up to `lanes` lanes, as the worker begins it. */
+  async function newJob(progress: Record<string, object> = {}, lanes = 2, begin = true): Promise<ExportJob> {
     // One running export per hospital: the last test's job is over.
     await owner.query(`update records.export_job set status = 'done' where status = 'running'`);
     const { rows } = await owner.query(
@@ -65,6 +60,7 @@ describe('export lanes', () => {
       [TENANT, JSON.stringify(progress)],
     );
     const job = toJob(rows[0]);
+    if (!begin) return job;
     return (await tenantDb(pool, TENANT).tx((q) => beginTypes(q, job, { lanes, pageSize: PAGE, leaseSeconds: 30 }))) ?? job;
   }
   const task = (job: ExportJob, lane: number): LaneTask => ({
@@ -90,7 +86,7 @@ describe('export lanes', () => {
     const [row] = (
       await owner.query<{ progress: Record<string, TypeProgress> }>('select progress from records.export_job where id = $1', [job.id])
     ).rows;
-    return { seqs: chunks.map((c) => c.seq), written, progress: row!.progress.Patient ?? { count: 0, seq: 0, done: false } };
+    return { seqs: chunks.map((c) => c.seq), written, progress: row!.progress.Patient ?? { count: 0, seq: 0, done: false, lanes: [] } };
   };
 
   test('lane ranges: time-ordered ids shared out evenly; fewer lanes for fewer rows than a page each', async () => {
@@ -118,15 +114,16 @@ describe('export lanes', () => {
   });
 
   test('a replica from before lanes is not offered a job that lanes began; one with its cursor at the top it is', async () => {
-    const claim = async (fn: string) => {
+    const claim = async (call: string) => {
       await owner.query('update records.export_job set lease_until = null'); // its replica is gone
-      return (await pool.query<{ id: string }>(`select id::text as id from records.${fn}(30)`)).rows.map((r) => r.id);
+      return (await pool.query<{ id: string }>(`select id::text as id from records.${call}`)).rows.map((r) => r.id);
     };
     const laned = await newJob();
-    assert.deepEqual(await claim('export_claim'), [], 'the old claim skips it');
-    assert.deepEqual(await claim('export_claim_lanes'), [laned.id]);
-    const old = await newJob({ Patient: { after: ids[9]!, count: 10, seq: 1, done: false } });
-    assert.deepEqual(await claim('export_claim'), [old.id]);
+    assert.deepEqual(await claim('export_claim(30)'), [], 'the old claim skips it');
+    assert.deepEqual(await claim('export_claim(30, true)'), [laned.id]);
+    // Begun by a replica from before lanes, and not since by one with them.
+    const old = await newJob({ Patient: { after: ids[9]!, count: 10, seq: 1, done: false } }, 1, false);
+    assert.deepEqual(await claim('export_claim(30)'), [old.id]);
   });
 
   test('two lanes at once: every id once, each in its lane, the chunks numbered 1..n, the count whole', async () => {
@@ -169,7 +166,11 @@ describe('export lanes', () => {
   test('a type begun before lanes goes on as one lane from its cursor; the other lane has no share', async () => {
     const begun = { after: ids[49]!, count: 50, seq: 8, done: false };
     const job = await newJob({ Patient: begun });
-    assert.deepEqual(job.progress.Patient, begun, 'a begun type is not begun again');
+    assert.deepEqual(
+      job.progress.Patient,
+      { ...begun, lanes: [{ after: begun.after, done: false }] },
+      'not begun again: its cursor is its one lane',
+    );
     const done = await Promise.all([0, 1].map((lane) => writeLaneOfJob(tenantDb(pool, TENANT), task(job, lane), never)));
     assert.deepEqual(done, [true, true]);
     const { seqs, written, progress } = await stored(job);

@@ -7,7 +7,6 @@
 // many cores as it has lanes.
 import type { Querier, TenantDb } from '../db/index.ts';
 import type { ExportType } from './bulk-params.ts';
-import { lanesOf } from './bulk-jobs.ts';
 import type { ExportJob, LaneCursor, TypeProgress } from './bulk-jobs.ts';
 import { laneRanges, NdjsonBuffer, readPage } from './bulk-sources.ts';
 import type { Page } from './bulk-sources.ts';
@@ -41,8 +40,8 @@ const COMMIT_PAGE = `with advanced as (
        set progress = jsonb_set(progress, array[$2::text], records.export_step(progress -> $2::text, $3::int, $4::jsonb, $5::int)),
            lease_until = now() + make_interval(secs => $6::int)
      where id = $1::uuid and status = 'running'
-       and (records.export_lanes_of(progress -> $2::text) -> $3::int ->> 'after') is not distinct from $7::text
-       and not (records.export_lanes_of(progress -> $2::text) -> $3::int ->> 'done')::boolean
+       and (progress -> $2::text -> 'lanes' -> $3::int ->> 'after') is not distinct from $7::text
+       and not (progress -> $2::text -> 'lanes' -> $3::int ->> 'done')::boolean
     returning id, (progress -> $2::text ->> 'seq')::int as seq
   ), chunk as (
     insert into records.export_chunk (job_id, type, seq, lines, body)
@@ -117,7 +116,7 @@ export async function writeLaneOfJob(db: TenantDb, task: LaneTask, stopping: () 
   const buffers: [NdjsonBuffer, NdjsonBuffer] = [new NdjsonBuffer(), new NdjsonBuffer()];
   for (const type of task.job.types) {
     const progress = task.job.progress[type];
-    const start = progress && lanesOf(progress)[task.lane];
+    const start = progress?.lanes[task.lane];
     if (!start || start.done) continue; // a type with fewer lanes has no share for this one
     if (stopping() || !(await writeLane({ db, task, type, buffers }, start, stopping))) return false;
   }
@@ -126,7 +125,7 @@ export async function writeLaneOfJob(db: TenantDb, task: LaneTask, stopping: () 
 
 /**
  * The job's types not yet begun, begun: each with its lanes' ranges (laneRanges: up to `lanes`, fewer
- * for few rows), stored before any lane starts, so that whichever replica resumes the job writes the
+ * for few rows), and a type begun before lanes given its cursor as its one lane, stored before any lane starts, so that whichever replica resumes the job writes the
  * same ranges; the lease is renewed with them (sampling and starting the threads come before the first
  * page's commit renews it). The job as it now stands, or undefined when it no longer runs.
  */
@@ -142,7 +141,7 @@ export async function beginTypes(
     begun[type] = { count: 0, seq: 0, done: false, lanes: ranges.map((range) => ({ ...range, done: false })) };
   }
   const [row] = await q.query<{ progress: ExportJob['progress'] }>(
-    `update records.export_job set progress = $2::jsonb || progress, lease_until = now() + make_interval(secs => $3::int)
+    `update records.export_job set progress = $2::jsonb || records.export_with_lanes(progress), lease_until = now() + make_interval(secs => $3::int)
       where id = $1::uuid and status = 'running' returning progress`,
     [job.id, JSON.stringify(begun), opts.leaseSeconds],
   );

@@ -1,5 +1,5 @@
 // The export worker each records replica runs: it leases one running job at a time (any tenant's;
-// records.export_claim_lanes, FOR UPDATE SKIP LOCKED, so two replicas never work on the same job) and has
+// records.export_claim, FOR UPDATE SKIP LOCKED, so two replicas never work on the same job) and has
 // it written by its lanes (bulk-lane.ts), each on a worker thread of its own, under that job's tenant.
 // The job is done when every lane has written its share of every type. Finished jobs past their
 // expiry are removed with their files.
@@ -8,7 +8,7 @@ import type { Pool } from '@simrs/platform/db';
 import { isUnavailable, tenantDb } from '../db/index.ts';
 import type { Querier } from '../db/index.ts';
 import { log } from '../server/index.ts';
-import { JOB_COLUMNS, lanesOf, toJob } from './bulk-jobs.ts';
+import { JOB_COLUMNS, toJob } from './bulk-jobs.ts';
 import { beginTypes } from './bulk-lane.ts';
 import type { LaneResult, LaneTask } from './bulk-lane.ts';
 import type { LaneThreadData } from './bulk-lane-thread.ts';
@@ -79,9 +79,9 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
     if (!job) return;
     const ctx = await db.tx((q) => mappingContext(q, tenantId));
     // A thread for each lane with something left to write (a type keeps the lanes it began with).
-    const threadCount = Math.max(...job.types.map((t) => lanesOf(job.progress[t]!).length));
+    const threadCount = Math.max(...job.types.map((t) => job.progress[t]!.lanes.length));
     const open = Array.from({ length: threadCount }, (_, lane) => lane).filter((lane) =>
-      job.types.some((t) => lanesOf(job.progress[t]!)[lane]?.done === false),
+      job.types.some((t) => job.progress[t]!.lanes[lane]?.done === false),
     );
     if (stopping) return;
     const task = (lane: number): LaneTask => ({ job, tenantId, ctx, lane, pageSize: opts.pageSize, leaseSeconds: opts.leaseSeconds });
@@ -109,7 +109,7 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
   async function tick(): Promise<void> {
     await pool.query('select records.export_expire()');
     const { rows } = await pool.query<{ id: string; tenant_id: string }>(
-      'select id::text as id, tenant_id from records.export_claim_lanes($1)',
+      'select id::text as id, tenant_id from records.export_claim($1, true)',
       [opts.leaseSeconds],
     );
     const claimed = rows[0];
