@@ -22,7 +22,7 @@ import type { ListTarget } from './doctor.ts';
 import type { LoadResult } from './load.ts';
 import { printTable } from './load.ts';
 import os from 'node:os';
-import { cpuBetween, cpuByPid, measureUsage, pidsOf, reapedChildrenCpuSeconds, rssMb } from './procstat.ts';
+import { cpuBetween, cpuByPid, IDLE_WAIT_MS, measureUsage, pidsOf, reapedChildrenCpuSeconds, rssMb } from './procstat.ts';
 import type { Usage } from './procstat.ts';
 import { startBareProxy } from './bare-proxy.ts';
 import type { BareProxy } from './bare-proxy.ts';
@@ -36,8 +36,6 @@ const REFRESH_FAMILIES = Number(process.env.BENCH_REFRESH_FAMILIES ?? 32);
 /** Records' pool size, and so the ceiling's connection count. */
 const POOL = Number(process.env.BENCH_RECORDS_POOL ?? 10);
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
-/** How long the services are left alone before idle RSS is read: past the idle reclaim's 30 quiet seconds. */
-const IDLE_WAIT_MS = 35_000;
 /** Extra node options for the services (BENCH_NODE_OPTIONS), e.g. to try V8 heap settings. */
 const NODE_OPTIONS = [process.env.BENCH_NODE_OPTIONS, PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` : undefined]
   .filter(Boolean)

@@ -5,6 +5,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 
+/** How long a service is left alone before its idle RSS is read: past the idle reclaim's 30 quiet seconds. */
+export const IDLE_WAIT_MS = 35_000;
+
 /** User + system CPU seconds the process has used so far. */
 export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

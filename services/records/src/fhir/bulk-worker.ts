@@ -3,7 +3,7 @@
 // it written by its lanes (bulk-lane.ts), each on a worker thread of its own, under that job's tenant.
 // The job is done when every lane has written its share of every type. Finished jobs past their
 // expiry are removed with their files.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Pool } from '@simrs/platform/db';
 import { isUnavailable, tenantDb } from '../db/index.ts';
 import type { Querier } from '../db/index.ts';
@@ -13,6 +13,7 @@ import { beginTypes } from './bulk-lane.ts';
 import type { LaneResult, LaneTask } from './bulk-lane.ts';
 import type { LaneThreadData } from './bulk-lane-thread.ts';
 import { mappingContext } from './bulk-sources.ts';
+import { workerWithOwnYoungGeneration } from '../shims/index.ts';
 
 export interface ExportWorkerOptions {
   pageSize: number;
@@ -31,11 +32,13 @@ type Row = Record<string, unknown>;
 const LANE_THREAD = new URL(`./bulk-lane-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 
 /**
- * A lane's old generation: a page's rows and resources are young garbage and its text is outside the
- * heap, so it holds little more than the code. (Its young generation is the process's: V8's
- * --max-semi-space-size, which the services run with, overrides a worker's own limit.)
+ * A lane's heap. A page's rows and resources are young garbage and its text is outside the heap, so
+ * the old generation holds little more than the code; a small young generation is collected often,
+ * and with it the buffers of pages already written. (The process's own young generation
+ * would be the lane's too, but for workerWithOwnYoungGeneration: V8's --max-semi-space-size, which the
+ * services run with, otherwise overrides a worker's limit.)
  */
-const LANE_LIMITS = { maxOldGenerationSizeMb: 64 };
+const LANE_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 };
 
 /** A job that failed on the server: the client is told to start again, not what broke. */
 const FAILED = 'the export failed on the server; start a new one';
@@ -51,7 +54,7 @@ async function finish(q: Querier, jobId: string, ttlSeconds: number, error?: str
 /** Runs one lane on a thread of its own (kept in `threads` while it lives); its result (a thread that died says so as a failure). */
 function runLane(task: LaneTask, opts: ExportWorkerOptions, threads: Set<Worker>, stopping: boolean): Promise<LaneResult> {
   const data: LaneThreadData = { task, databaseUrl: opts.databaseUrl, statementTimeoutMs: opts.statementTimeoutMs };
-  const thread = new Worker(LANE_THREAD, { workerData: data, resourceLimits: LANE_LIMITS });
+  const thread = workerWithOwnYoungGeneration(LANE_THREAD, { workerData: data, resourceLimits: LANE_LIMITS });
   threads.add(thread);
   if (stopping) thread.postMessage('stop');
   return new Promise((resolve) => {

@@ -4,3 +4,4 @@ export { singleCallHandler } from './single-call.ts';
 export type { SingleCallOptions } from './single-call.ts';
 export { BEGIN, COMMIT, inOneWrite, preparedOn, refusedBeforeCommit, SET_TENANT, sendTenantStatement } from './pipeline.ts';
 export { procedureTypes } from './trpc-router.ts';
+export { workerWithOwnYoungGeneration } from './worker-young-generation.ts';
