@@ -157,7 +157,9 @@ async function exportOnce(base: string, principal: string): Promise<{ resources:
     250,
   );
   const seconds = (performance.now() - t0) / 1000;
-  await fetch(status, { method: 'DELETE', headers });
+  // Its files removed, so that the data set's database does not grow with every run.
+  const removed = await fetch(status, { method: 'DELETE', headers });
+  if (!removed.ok) console.error(`removing the export answered ${removed.status}: ${await removed.text()}`);
   return { resources: manifest.output.reduce((sum, file) => sum + file.count, 0), seconds };
 }
 
@@ -206,7 +208,7 @@ export async function benchExport(): Promise<Row[]> {
       seconds: pgSeconds,
     } = await withBackendCpu(d.url, () => measureUsage({ records: proc.child.pid! }, () => exportOnce(`${url}/api/v1/fhir`, principal)));
     const perSecond = Math.round(result.resources / result.seconds);
-    const ratio = Math.round((perSecond / floor.perSecond) * 100) / 100;
+    const ratio = perSecond / floor.perSecond;
     const rss = usage.peakRss.records!;
     const perResource = (seconds: number) => Math.round((seconds / result.resources) * 1e7) / 10;
     const exportCpu = (usage.cpu.records! + pgSeconds) / result.resources;
@@ -214,7 +216,8 @@ export async function benchExport(): Promise<Row[]> {
       { name: `data: ${d.patients} patients, ${d.visits} visits (scale ${d.scale}); ${result.resources} resources exported` },
       { name: 'COPY (same queries) TO STDOUT, rows/s (ceiling)', figure: floor.perSecond },
       { name: `$export resources/s (${Math.round(result.seconds)} s)`, figure: perSecond },
-      { name: '$export ÷ ceiling (target >= 0.5)', figure: ratio, verdict: verdict(ratio >= 0.5) },
+      // Printed to three places, so that a figure just under the target does not read as the target.
+      { name: '$export ÷ ceiling (target >= 0.5)', figure: Math.floor(ratio * 1000) / 1000, verdict: verdict(ratio >= 0.5) },
       { name: "records' CPU per resource exported, µs", figure: perResource(usage.cpu.records!) },
       { name: "records' Postgres backends' CPU per resource exported, µs", figure: perResource(pgSeconds) },
       { name: "COPY's Postgres backend CPU per row, µs", figure: Math.round(floor.cpuPerRow * 1e7) / 10 },

@@ -110,14 +110,15 @@ async function writes(d: ClinicalData, url: string, secret: string, principal: s
     errors += r.errors;
   }
   const all = await pgCeiling(appUrl, TENANT, sent, captured, day.inProgress, CONNECTIONS, SECONDS);
-  const ratio = Math.round((records / ceiling) * 100) / 100;
+  const ratio = records / ceiling;
   return [
     { name: `vital.record (BP, heart rate, temperature), ${CONNECTIONS} callers`, per_s: Math.round(records / 2), errors },
     {
       name: `database ceiling: BEGIN, tenant, the write statement (need-to-know, insert, audit), COMMIT (pg, ${CONNECTIONS} connections)`,
       per_s: Math.round(ceiling / 2),
     },
-    { name: 'vital.record ÷ ceiling (target >= 0.5)', ratio, verdict: verdict(ratio >= 0.5) },
+    // Judged on the ratio itself: rounded first, a figure just under the target would read as met.
+    { name: 'vital.record ÷ ceiling (target >= 0.5)', ratio: Math.floor(ratio * 1000) / 1000, verdict: verdict(ratio >= 0.5) },
     { name: 'for reference: every statement vital.record sends, as one transaction', per_s: Math.round(all), statements: sent.length },
   ];
 }
