@@ -16,6 +16,7 @@ import type { Stack } from '../scripts/lib/stack.ts';
 import { seedUsers, signInWithOtp } from '../test/support/users.ts';
 import { percentile, printTable } from './load.ts';
 import { load as loadPatients, TENANT } from './records.ts';
+import { verdict } from './verdict.ts';
 
 const PATIENTS = Number(process.env.BENCH_DASHBOARD_PATIENTS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_DASHBOARD_SAMPLES ?? 200);
@@ -23,7 +24,6 @@ const WARMUP = 20;
 const P95_TARGET_MS = 300;
 
 type Row = Record<string, string | number>;
-const verdict = (ok: boolean) => (ok ? 'met' : 'SHORT');
 const round = (n: number) => Math.round(n * 100) / 100;
 
 function firstLoadRow(): Row {

@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { podHeapOption } from '@simrs/platform/runtime';
@@ -20,9 +21,9 @@ import { allRowsSql } from '@simrs/records/bulk-export-sql';
 import { recordsAppUrl } from '../scripts/lib/stack.ts';
 import { existingData, makeClinicalData } from './data-clinical.ts';
 import type { ClinicalData } from './data-clinical.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { cpuByPid, cpuSeconds, IDLE_WAIT_MS, measureUsage, rssMb } from './procstat.ts';
 import { TENANT } from './records.ts';
+import { ratioShown, verdict } from './verdict.ts';
 
 const SCALE = Number(process.env.BENCH_EXPORT_SCALE ?? 1);
 const TYPES = ['Patient', 'Encounter', 'Observation', 'Condition', 'AllergyIntolerance'] as const;
@@ -38,7 +39,6 @@ const NODE_OPTIONS = [
   .join(' ');
 
 type Row = Record<string, string | number>;
-const verdict = (ok: boolean) => (ok ? 'met' : 'SHORT');
 
 async function data(): Promise<ClinicalData> {
   const found = await existingData();
@@ -216,8 +216,7 @@ export async function benchExport(): Promise<Row[]> {
       { name: `data: ${d.patients} patients, ${d.visits} visits (scale ${d.scale}); ${result.resources} resources exported` },
       { name: 'COPY (same queries) TO STDOUT, rows/s (ceiling)', figure: floor.perSecond },
       { name: `$export resources/s (${Math.round(result.seconds)} s)`, figure: perSecond },
-      // Printed to three places, so that a figure just under the target does not read as the target.
-      { name: '$export ÷ ceiling (target >= 0.5)', figure: Math.floor(ratio * 1000) / 1000, verdict: verdict(ratio >= 0.5) },
+      { name: '$export ÷ ceiling (target >= 0.5)', figure: ratioShown(ratio, 'atLeast'), verdict: verdict(ratio >= 0.5) },
       { name: "records' CPU per resource exported, µs", figure: perResource(usage.cpu.records!) },
       { name: "records' Postgres backends' CPU per resource exported, µs", figure: perResource(pgSeconds) },
       { name: "COPY's Postgres backend CPU per row, µs", figure: Math.round(floor.cpuPerRow * 1e7) / 10 },

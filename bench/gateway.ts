@@ -29,6 +29,7 @@ import type { BareProxy } from './bare-proxy.ts';
 import { refreshLoad } from './refresh.ts';
 import { TENANT } from './records.ts';
 import { conditions, loadFromChild } from './wrk.ts';
+import { ratioShown, verdict } from './verdict.ts';
 
 const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_GATEWAY_CONNECTIONS ?? 50);
@@ -62,7 +63,6 @@ interface PathCpu {
 }
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
-const verdict = (ok: boolean) => (ok ? 'met' : 'SHORT');
 
 /** CPU milliseconds per request of every process on the path, and their sum. */
 function perRequest(r: LoadResult, usage: Usage, path: PathCpu) {
@@ -93,7 +93,7 @@ const cpuBound = (allMs: number) => (CORES * 1000) / allMs;
 
 const ratioRow = (name: string, ratio: number, target: number): Row => ({
   name: `${name} (target >= ${target}): ${verdict(ratio >= target)}`,
-  'req/s': Math.floor(ratio * 1000) / 1000,
+  'req/s': ratioShown(ratio, 'atLeast'),
 });
 
 type Measured = { result: LoadResult; usage: Usage; pathCpu: PathCpu };
@@ -245,8 +245,7 @@ async function bareProxyRows(
     },
     {
       name: `gateway CPU ÷ bare-proxy CPU per request, bearer (${round(cpu(bearer, 'gateway'), 3)} ÷ ${round(bareMs, 3)} ms; target at most 2×): ${verdict(ratio(bearer) <= 2)}`,
-      // Judged on the ratio itself, printed rounded up: 2.004 is not 2.
-      'req/s': Math.ceil(ratio(bearer) * 1000) / 1000,
+      'req/s': ratioShown(ratio(bearer), 'atMost'),
     },
     { name: 'gateway CPU ÷ bare-proxy CPU per request, session cookie (information)', 'req/s': round(ratio(cookie)) },
   ];

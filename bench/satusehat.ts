@@ -10,10 +10,10 @@ import { waitFor } from '@simrs/platform/testing';
 import { startSatusehatPeer } from '@simrs/platform/testing/satusehat-peer';
 import { hospital, satusehatEnv, startRecords, startWorker } from '@simrs/records/testing';
 import { measureUsage } from './procstat.ts';
+import { verdict } from './verdict.ts';
 
 const TARGET_PER_SECOND = 20;
 const TARGET_CPU_MS = 25;
-const verdict = (ok: boolean) => (ok ? 'met' : 'SHORT');
 
 export async function benchSatusehat(): Promise<Array<Record<string, string | number>>> {
   const visits = Number(process.env.BENCH_SATUSEHAT_VISITS ?? 1_000);

@@ -19,6 +19,7 @@ import type { Call } from '../test/support/visit-page.ts';
 import { data as clinicalData, today } from './klinis.ts';
 import { percentile, printTable } from './load.ts';
 import { TENANT } from './records.ts';
+import { verdict } from './verdict.ts';
 
 const SAMPLES = Number(process.env.BENCH_VISIT_SAMPLES ?? 200);
 const WARMUP = 20;
@@ -26,7 +27,6 @@ const P95_TARGET_MS = 300;
 const DOCTOR = `dokter@${TENANT}.test`;
 
 type Row = Record<string, string | number>;
-const verdict = (ok: boolean) => (ok ? 'met' : 'SHORT');
 const round = (n: number) => Math.round(n * 100) / 100;
 
 /** The signed-in doctor works at every clinic of the data set (removed again when the bench ends). */

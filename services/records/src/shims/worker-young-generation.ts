@@ -19,20 +19,18 @@ import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { WorkerOptions } from 'node:worker_threads';
 
-const SEMI_SPACE_FLAG = /--max-semi-space-size[= ](\d+)/g;
-
-/** The process's own semi-space flag, as node was given it (the last one wins, as in node). */
-function processSemiSpaceFlag(): string | undefined {
-  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ');
-  const values = [...given.matchAll(SEMI_SPACE_FLAG)].map((match) => match[1]);
-  return values.length > 0 ? `--max-semi-space-size=${values[values.length - 1]}` : undefined;
-}
+/** The process's own semi-space flag, if any: the command line's over NODE_OPTIONS', the last of each, as node reads them. */
+const PROCESS_FLAG = (() => {
+  const given = [process.env.NODE_OPTIONS ?? '', ...process.execArgv].join(' ');
+  const sizes = [...given.matchAll(/--max-semi-space-size[= ](\d+)/g)].map((match) => match[1]);
+  return sizes.length > 0 ? `--max-semi-space-size=${sizes[sizes.length - 1]}` : undefined;
+})();
 
 let starting = 0;
 
 /** A worker whose young generation is `options.resourceLimits.maxYoungGenerationSizeMb`, not the process's. */
 export function workerWithOwnYoungGeneration(url: URL, options: WorkerOptions): Worker {
-  const flag = processSemiSpaceFlag();
+  const flag = PROCESS_FLAG;
   if (!flag || options.resourceLimits?.maxYoungGenerationSizeMb === undefined) return new Worker(url, options);
   if (starting++ === 0) v8.setFlagsFromString('--max-semi-space-size=0');
   let started = false;
