@@ -44,6 +44,11 @@ export const configSchema = z
       .default(24 * 3600),
     /** Bulk Data export: how often a replica looks for a job to work on, or whose lease lapsed. */
     EXPORT_WORKER_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
+    /**
+     * Bulk Data export: chunks deleted per statement when a removed or expired job's files go. A chunk
+     * is one page of output (EXPORT_PAGE_SIZE resources); a batch must delete well within DB_STATEMENT_TIMEOUT_MS.
+     */
+    EXPORT_REMOVE_BATCH: z.coerce.number().int().min(1).max(10_000).default(200),
     /** Bulk Data export: a replica's hold on a job, renewed every page; a replica that died loses it after this. */
     EXPORT_LEASE_SECONDS: z.coerce.number().int().min(2).max(600).default(30),
     LOG_LEVEL: logLevel,

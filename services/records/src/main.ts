@@ -47,6 +47,7 @@ const exportWorker = startExportWorker(pool, {
   intervalMs: config.EXPORT_WORKER_INTERVAL_MS,
   leaseSeconds: config.EXPORT_LEASE_SECONDS,
   lanes: config.EXPORT_LANES,
+  removeBatch: config.EXPORT_REMOVE_BATCH,
   databaseUrl: config.DATABASE_URL,
   statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
 });

@@ -15,7 +15,7 @@ import type { RecordsUnderTest } from '../testing/index.ts';
  */
 const OWNER_READS_ACROSS_TENANTS: Record<string, string> = {
   satusehat_outbox: 'records.satusehat_claim and the backlog metrics',
-  export_job: 'records.export_claim and records.export_expire',
+  export_job: 'records.export_claim and records.export_leaving',
 };
 
 /** Tables the service deletes from: an export's files, copies of the record that expire, never the record. */

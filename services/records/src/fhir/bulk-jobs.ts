@@ -39,7 +39,8 @@ export interface ExportJob {
   since: string | null;
   requestUrl: string;
   transactionTime: string;
-  status: 'running' | 'done' | 'failed';
+  /** A removed job is never shown: it is past its expiry from the moment it is removed. */
+  status: 'running' | 'done' | 'failed' | 'removed';
   progress: Partial<Record<ExportType, TypeProgress>>;
   error: string | null;
   expiresAt: string | null;
@@ -117,11 +118,17 @@ export function exportJobs({ db, actor }: TenantScope) {
       return row.too_soon === true ? { tooSoon: true } : { job: toJob(row) };
     },
 
-    /** Cancels (running) or removes (finished) the caller's job and its files; false when there is none. */
+    /**
+     * Cancels (running) or removes (finished) the caller's job; false when there is none. It is gone for
+     * its client at once (past its expiry) and its lanes stop; its files go in the sweep (bulk-sweep.ts).
+     */
     async remove(id: string): Promise<boolean> {
       if (!uuidLike(id)) return false;
       const { values, p } = params();
-      const rows = await db.one<Row>(`delete from records.export_job j where ${mine(p, id)} returning j.id`, values);
+      const rows = await db.one<Row>(
+        `update records.export_job j set status = 'removed', expires_at = now(), lease_until = null where ${mine(p, id)} returning j.id`,
+        values,
+      );
       return rows.length === 1;
     },
 

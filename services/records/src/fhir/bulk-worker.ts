@@ -1,8 +1,8 @@
 // The export worker each records replica runs: it leases one running job at a time (any tenant's;
 // records.export_claim, FOR UPDATE SKIP LOCKED, so two replicas never work on the same job) and has
 // it written by its lanes (bulk-lane.ts), each on a worker thread of its own, under that job's tenant.
-// The job is done when every lane has written its share of every type. Finished jobs past their
-// expiry are removed with their files.
+// The job is done when every lane has written its share of every type. Beside it, on a loop of its
+// own, the replica sweeps away removed and expired jobs with their files (bulk-sweep.ts).
 import type { Worker } from 'node:worker_threads';
 import type { Pool } from '@simrs/platform/db';
 import { isUnavailable, tenantDb } from '../db/index.ts';
@@ -10,6 +10,7 @@ import type { Querier } from '../db/index.ts';
 import { log } from '../server/index.ts';
 import { JOB_COLUMNS, toJob } from './bulk-jobs.ts';
 import { beginTypes } from './bulk-lane.ts';
+import { sweepExports } from './bulk-sweep.ts';
 import type { LaneResult, LaneTask } from './bulk-lane.ts';
 import type { LaneThreadData } from './bulk-lane-thread.ts';
 import { mappingContext } from './bulk-sources.ts';
@@ -22,6 +23,8 @@ export interface ExportWorkerOptions {
   leaseSeconds: number;
   /** Lanes (threads) a hospital's export is written in; one patient's export takes one. */
   lanes: number;
+  /** Chunks deleted per statement when a removed or expired job's files go. */
+  removeBatch: number;
   databaseUrl: string;
   statementTimeoutMs: number;
 }
@@ -110,7 +113,6 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
   }
 
   async function tick(): Promise<void> {
-    await pool.query('select records.export_expire()');
     const { rows } = await pool.query<{ id: string; tenant_id: string }>(
       'select id::text as id, tenant_id from records.export_claim($1, true)',
       [opts.leaseSeconds],
@@ -135,13 +137,23 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
       .finally(() => (running = undefined));
   }, opts.intervalMs);
 
+  let sweeping: Promise<void> | undefined;
+  const sweepTimer = setInterval(() => {
+    if (sweeping || stopping) return;
+    sweeping = sweepExports(pool, { batch: opts.removeBatch, stopping: () => stopping })
+      .then((removed) => void (removed > 0 && log.info({ removed }, 'bulk export: removed and expired jobs deleted with their files')))
+      .catch((err: unknown) => log.warn({ err }, 'bulk export sweep: database unavailable, retrying'))
+      .finally(() => (sweeping = undefined));
+  }, opts.intervalMs);
+
   return {
-    /** Stops its lanes after the page in hand; the job's lease then lapses and it resumes elsewhere. */
+    /** Stops its lanes after the page in hand (the job's lease then lapses and it resumes elsewhere), and its sweep after the batch in hand. */
     async stop(): Promise<void> {
       stopping = true;
       clearInterval(timer);
+      clearInterval(sweepTimer);
       for (const thread of threads) thread.postMessage('stop');
-      await running;
+      await Promise.all([running, sweeping]);
     },
   };
 }

@@ -182,7 +182,10 @@ describe('Bulk Data export: kick-off', () => {
     const location = lenient.headers.get('content-location')!;
     assert.equal((await fhirCall(r, 'DELETE', location, { principal: p })).status, 202);
     assert.equal((await fhirCall(r, 'GET', location, { principal: p })).status, 404, 'a cancelled job is gone');
-    assert.equal((await r.owner.query('select count(*)::int as n from records.export_chunk')).rows[0].n, 0, 'its files too');
+    await waitFor(
+      'its files to be removed',
+      async () => (await r.owner.query('select count(*)::int as n from records.export_chunk')).rows[0].n === 0,
+    );
   });
 });
 
