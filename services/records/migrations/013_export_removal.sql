@@ -4,7 +4,7 @@
 -- kept its own files and everyone else's. Now a DELETE marks the job removed: it stops at once (lanes
 -- commit only while it runs, and another export of the hospital may start) and is gone for its client
 -- (it is past its expiry). Each replica's sweep then deletes the chunks of removed and expired jobs a
--- batch at a time under the job's tenant, and the job's row once it has none (export-sweep.ts).
+-- batch at a time under the job's tenant, and the job's row once it has none (bulk-sweep.ts).
 alter table records.export_job drop constraint export_job_status_check;
 alter table records.export_job add constraint export_job_status_check check (status in ('running', 'done', 'failed', 'removed'));
 
@@ -15,7 +15,8 @@ create function records.export_leaving(max_jobs integer) returns table (id uuid,
 $$;
 
 -- Replicas from before the sweep call this every tick: it no longer deletes (a cascade that could
--- outlast the statement timeout), the sweep does.
+-- outlast the statement timeout), the sweep does. So after a rollback to such replicas, with this
+-- migration kept, removed and expired jobs stay until replicas with the sweep run again.
 create or replace function records.export_expire() returns integer
   language sql security definer set search_path = pg_catalog, records as $$
   select 0

@@ -144,13 +144,22 @@ export function exportJobs({ db, actor }: TenantScope) {
       return row ? toJob(row) : undefined;
     },
 
-    /** The chunk after `seq` of a file (one at a time, so a download's memory stays one chunk). */
-    async chunkAfter(id: string, type: ExportType, seq: number): Promise<{ seq: number; body: string } | undefined> {
+    /**
+     * The chunk after `seq` of a file (one at a time, so a download's memory stays one chunk); undefined
+     * at its end, and `removed` once the job has been removed or has expired meanwhile (its chunks are
+     * being swept: the rest of the file would have gaps).
+     */
+    async chunkAfter(id: string, type: ExportType, seq: number): Promise<{ seq: number; body: string } | 'removed' | undefined> {
       const rows = await db.one<Row>(
-        `select seq, body from records.export_chunk where job_id = $1::uuid and type = $2 and seq > $3 order by seq limit 1`,
+        `select j.live, c.seq, c.body
+           from (select exists (select 1 from records.export_job where id = $1::uuid and status = 'done' and expires_at > now()) as live) j
+           left join lateral (select seq, body from records.export_chunk where job_id = $1::uuid and type = $2 and seq > $3
+                              order by seq limit 1) c on j.live`,
         [id, type, seq],
       );
-      return rows[0] ? { seq: Number(rows[0].seq), body: String(rows[0].body) } : undefined;
+      const row = rows[0]!;
+      if (row.live !== true) return 'removed';
+      return row.seq === null ? undefined : { seq: Number(row.seq), body: String(row.body) };
     },
   };
 }

@@ -125,6 +125,8 @@ export async function exportFile(ix: Interaction): Promise<void> {
   ix.res.writeHead(200, { 'content-type': 'application/fhir+ndjson', 'cache-control': 'no-store' });
   let seq = 0;
   for (let chunk = await jobs.chunkAfter(job.id, type, seq); chunk; chunk = await jobs.chunkAfter(job.id, type, seq)) {
+    // Removed meanwhile: the transfer is broken off, so the client sees a failed download, not a short file.
+    if (chunk === 'removed') return void ix.res.destroy();
     seq = chunk.seq;
     if (!ix.res.write(chunk.body)) await Promise.race([once(ix.res, 'drain'), once(ix.res, 'close')]);
     if (ix.res.destroyed) return; // the client went away

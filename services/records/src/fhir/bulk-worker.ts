@@ -10,7 +10,7 @@ import type { Querier } from '../db/index.ts';
 import { log } from '../server/index.ts';
 import { JOB_COLUMNS, toJob } from './bulk-jobs.ts';
 import { beginTypes } from './bulk-lane.ts';
-import { sweepExports } from './bulk-sweep.ts';
+import { startExportSweep } from './bulk-sweep.ts';
 import type { LaneResult, LaneTask } from './bulk-lane.ts';
 import type { LaneThreadData } from './bulk-lane-thread.ts';
 import { mappingContext } from './bulk-sources.ts';
@@ -137,23 +137,15 @@ export function startExportWorker(pool: Pool, opts: ExportWorkerOptions) {
       .finally(() => (running = undefined));
   }, opts.intervalMs);
 
-  let sweeping: Promise<void> | undefined;
-  const sweepTimer = setInterval(() => {
-    if (sweeping || stopping) return;
-    sweeping = sweepExports(pool, { batch: opts.removeBatch, stopping: () => stopping })
-      .then((removed) => void (removed > 0 && log.info({ removed }, 'bulk export: removed and expired jobs deleted with their files')))
-      .catch((err: unknown) => log.warn({ err }, 'bulk export sweep: database unavailable, retrying'))
-      .finally(() => (sweeping = undefined));
-  }, opts.intervalMs);
+  const sweep = startExportSweep(pool, { batch: opts.removeBatch, intervalMs: opts.intervalMs });
 
   return {
     /** Stops its lanes after the page in hand (the job's lease then lapses and it resumes elsewhere), and its sweep after the batch in hand. */
     async stop(): Promise<void> {
       stopping = true;
       clearInterval(timer);
-      clearInterval(sweepTimer);
       for (const thread of threads) thread.postMessage('stop');
-      await Promise.all([running, sweeping]);
+      await Promise.all([running, sweep.stop()]);
     },
   };
 }

@@ -4,3 +4,4 @@ export { fromPatient, toPatient } from './mapping.ts';
 export { createFhirHandler, fhirRouteOf } from './routes.ts';
 export type { FhirDeps } from './routes.ts';
 export { startExportWorker } from './bulk-worker.ts';
+export { sweepExports } from './bulk-sweep.ts';

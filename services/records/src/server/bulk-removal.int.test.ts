@@ -1,12 +1,15 @@
 // Removing Bulk Data exports whose files are too large to delete in one statement, against the real
 // records process and Postgres: a DELETE answers at once and the job is gone for its client at once;
 // its files, and those of expired jobs, are then removed in bounded batches, so a large job of one
-// hospital holds back neither itself nor another hospital's expiry. A large hospital's chunk is about
-// 100 kB of TOAST, deleted with it; here each chunk's deletion is made to take 2 ms (a trigger), with a
-// short statement timeout, so that a thousand small chunks stand for a large hospital's gigabytes.
+// hospital holds back neither itself nor another hospital's expiry, and replicas sweeping at once do not
+// trip over each other. A large hospital's chunk is a page of output in TOAST, deleted with it; here each
+// chunk's deletion is made to take CHUNK_DELETE_MS (a trigger), with a short statement timeout, so that
+// LARGE small chunks stand for a large hospital's gigabytes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { waitFor } from '@simrs/platform/testing';
+import { createAppPool } from '../db/index.ts';
+import { sweepExports } from '../fhir/index.ts';
 import { fhirCall, startRecords } from '../testing/index.ts';
 import type { RecordsUnderTest } from '../testing/index.ts';
 
@@ -37,8 +40,8 @@ after(async () => {
   await r?.stop();
 });
 
-/** A finished job of `tenant` with `chunks` chunks of its Observation file, expired or not; its id. */
-async function finishedJob(tenant: string, chunks: number, expired = false): Promise<string> {
+/** A finished job of `tenant` with `chunks` chunks of its Observation file (each padded to `bytes`), expired or not; its id. */
+async function finishedJob(tenant: string, chunks: number, expired = false, bytes = 0): Promise<string> {
   // One statement: an expired job is not to be removed between its row and its chunks.
   const { rows } = await r.owner.query<{ id: string }>(
     `with job as (
@@ -49,9 +52,9 @@ async function finishedJob(tenant: string, chunks: number, expired = false): Pro
        returning id),
      chunks as (
        insert into records.export_chunk (job_id, tenant_id, type, seq, lines, body)
-       select job.id, $1, 'Observation', g, 1, '{"resourceType":"Observation","id":"' || g || '"}' from job, generate_series(1, $3::int) g)
+       select job.id, $1, 'Observation', g, 1, rpad('{"resourceType":"Observation","id":"' || g || '"}', $5::int, ' ') from job, generate_series(1, $3::int) g)
      select id::text from job`,
-    [tenant, CLIENT, chunks, expired],
+    [tenant, CLIENT, chunks, expired, bytes],
   );
   return rows[0]!.id;
 }
@@ -97,8 +100,38 @@ describe('Bulk Data export: removing large jobs', () => {
   test("expired jobs go in batches: a large one of one hospital holds back neither itself nor another hospital's", async () => {
     const large = await finishedJob(TENANT, LARGE, true);
     const small = await finishedJob(OTHER, 10, true);
-    await waitFor("the other hospital's expired job to be removed", async () => !(await jobExists(small)), 60_000, 100);
+    await waitFor("the other hospital's expired job to be removed", async () => !(await jobExists(small)), 60_000, 50);
+    assert.ok((await chunksOf(large)) > 0, 'the small job went while the large one was still being swept');
     await waitFor('the large expired job to be removed', async () => !(await jobExists(large)), 60_000, 100);
     assert.equal(await chunksOf(large), 0);
+  });
+
+  test('a download under way when its job is removed is broken off, not ended as a short file', async () => {
+    // More than loopback's socket buffers hold, so the download is still reading chunks when the job goes.
+    const job = await finishedJob(TENANT, 400, false, 100_000);
+    const principal = await r.principal(TENANT, 'backend_service', { userId: CLIENT, clientId: CLIENT, scopes: ['system/*.rs'] });
+    const res = await fetch(`${r.url}${r.prefix}/fhir/$export-file/${job}/Observation`, { headers: { 'x-simrs-principal': principal } });
+    assert.equal(res.status, 200);
+    const reader = res.body!.getReader();
+    assert.ok(!(await reader.read()).done);
+    const removed = await fhirCall(r, 'DELETE', `${r.url}${r.prefix}/fhir/$export-status/${job}`, { principal });
+    assert.equal(removed.status, 202);
+    await assert.rejects(async () => {
+      while (!(await reader.read()).done);
+    }, 'the transfer fails');
+  });
+
+  test('sweeps of several replicas at once take turns on a job: none fails, and the job and its files go', async () => {
+    const pool = createAppPool(r.appUrl, { max: 4, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+    try {
+      const job = await finishedJob(TENANT, LARGE, true);
+      // records' own sweep is a third.
+      const sweeps = [1, 2].map(() => sweepExports(pool, { batch: REMOVE_BATCH, stopping: () => false }));
+      await Promise.all(sweeps);
+      await waitFor('the job to be removed', async () => !(await jobExists(job)), 60_000, 100);
+      assert.equal(await chunksOf(job), 0);
+    } finally {
+      await pool.end();
+    }
   });
 });
