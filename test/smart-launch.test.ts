@@ -12,7 +12,7 @@ import { DASHBOARD } from '@simrs/contracts/dashboard';
 import { PATIENT_CLAIM } from '@simrs/contracts/oauth';
 import { assertValidFhir } from '@simrs/platform/testing/fhir-validation';
 import { makeNik } from '../services/records/src/pasien/index.ts';
-import { launchBrowser } from './support/browser.ts';
+import { arriveAt, launchBrowser } from './support/browser.ts';
 import { assertAccessibleOnPhoneAndTablet } from './support/dashboard.ts';
 import { Browserless, codeFlow, issueRegistrationToken, navigate, registerClient, startOAuthWorld, tokensFor } from './support/oauth.ts';
 import type { OAuthWorld, RegisteredClient } from './support/oauth.ts';
@@ -128,7 +128,7 @@ describe('SMART standalone launch with a patient picker', () => {
       await page.fill('#otp', otpFrom((await world.smtp.waitForMail(USERS.doctor, since, isOtpMail)).text));
       await page.click('#verify-otp');
       // The consent page for a launch is the patient picker (/izin sends it on to /pilih-pasien).
-      await page.waitForURL('**/pilih-pasien?**');
+      await arriveAt(page, '**/pilih-pasien?**');
       assert.match(
         (await page.textContent('li[data-scope="launch/patient"]')) ?? '',
         /Bekerja dengan satu pasien yang Anda pilih di bawah/,

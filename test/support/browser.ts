@@ -22,6 +22,21 @@ export async function launchBrowser(): Promise<{ browser: Browser; close(): Prom
   return { browser, close: () => browser.close() };
 }
 
+/**
+ * Waits until the page is at `url` (a glob, as page.waitForURL takes). A navigation aborted on the way,
+ * as when the next one starts before it commits, rejects waitForURL whatever its target; the wait goes
+ * on past such aborts, and the page must still arrive.
+ */
+export async function arriveAt(page: Page, url: string, attempts = 3): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await page.waitForURL(url);
+    } catch (err) {
+      if (attempt >= attempts || !/ERR_ABORTED/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
 /** Adds a platform authenticator (ctap2, internal, resident keys, user verification) to the page. */
 export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<{ credentials(): Promise<unknown[]> }> {
   const cdp = await context.newCDPSession(page);
