@@ -150,12 +150,13 @@ export function exportJobs({ db, actor }: TenantScope) {
      * being swept: the rest of the file would have gaps).
      */
     async chunkAfter(id: string, type: ExportType, seq: number): Promise<{ seq: number; body: string } | 'removed' | undefined> {
+      const { values, p } = params();
       const rows = await db.one<Row>(
-        `select j.live, c.seq, c.body
-           from (select exists (select 1 from records.export_job where id = $1::uuid and status = 'done' and expires_at > now()) as live) j
-           left join lateral (select seq, body from records.export_chunk where job_id = $1::uuid and type = $2 and seq > $3
-                              order by seq limit 1) c on j.live`,
-        [id, type, seq],
+        `select live.ok as live, c.seq, c.body
+           from (select exists (select 1 from records.export_job j where ${mine(p, id)} and j.status = 'done') as ok) live
+           left join lateral (select seq, body from records.export_chunk where job_id = ${p(id)}::uuid and type = ${p(type)} and seq > ${p(seq)}
+                              order by seq limit 1) c on live.ok`,
+        values,
       );
       const row = rows[0]!;
       if (row.live !== true) return 'removed';
