@@ -94,7 +94,7 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
 # Allocator settings (jemalloc preloaded; glibc's for anything that runs without it): IMAGE_ENV in
 # packages/platform/src/runtime.ts, compared with this by test/chart.test.ts.
 ENV NODE_ENV=production HOME=/tmp TMPDIR=/tmp MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072
-ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true
+ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true,narenas:1,tcache_max:4096
 WORKDIR /app
 # Files stay owned by root: the app user can read them, never change them. Each service stage adds
 # its deps stage's /app (manifests and every node_modules folder npm made) and its own folder.

@@ -17,8 +17,8 @@
 // machine so loaded that one turn and the next differ by a factor of two, the two trees then see the same
 // load, and the figures per round are paired (the ceiling, in records mode, is still taken alone).
 // AB_COMPILED=1 runs both trees compiled, as the images do (the default in records mode; 0 runs the
-// sources). AB_BASE_ENV and AB_TREE_ENV (JSON) add settings to each tree's records; AB_PROFILE_DIR
-// writes records' --cpu-prof there.
+// sources). AB_BASE_ENV and AB_TREE_ENV (JSON) add settings to each tree's records, AB_BASE_ALL_ENV and
+// AB_TREE_ALL_ENV to every service of it (the allocator's, say); AB_PROFILE_DIR writes records' --cpu-prof there.
 import { execFileSync, execSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -137,7 +137,7 @@ async function meterOf(stack: Stack): Promise<{ meter: Tree['meter']; close(): P
 }
 
 /** The stack of the tree in `dir`, started with that tree's own stack runner, seeded, its targets ready. */
-async function startTree(label: string, dir: string, recordsEnv: Record<string, string>): Promise<Tree> {
+async function startTree(label: string, dir: string, recordsEnv: Record<string, string>, allEnv: Record<string, string>): Promise<Tree> {
   if (COMPILED) execFileSync(process.execPath, [join(dir, 'scripts/build.ts')], { cwd: dir, stdio: 'ignore' });
   const { startStack: start } = (await import(join(dir, 'scripts/lib/stack.ts'))) as { startStack: typeof startStack };
   const [redis, smtp] = await Promise.all([startRedisServer(), startSmtpPeer()]);
@@ -159,7 +159,7 @@ async function startTree(label: string, dir: string, recordsEnv: Record<string, 
       redisUrl: redis.url,
       smtpUrl: smtp.url,
       env: {
-        all: { LOG_LEVEL: 'warn' },
+        all: { LOG_LEVEL: 'warn', ...allEnv },
         gateway: { RATE_LIMIT_PER_MINUTE: '100000000' },
         identity: { TOKEN_LIMIT_PER_IP_PER_MINUTE: '10000000' },
         records: { DB_POOL_MAX: String(POOL), ...recordsEnv, ...profile },
@@ -241,8 +241,10 @@ const baseRef = process.env.AB_BASE_DIR ? undefined : (process.env.AB_BASE_REF ?
 const baseDir = process.env.AB_BASE_DIR ?? unpack(baseRef!);
 const trees: Tree[] = [];
 try {
-  trees.push(await startTree(baseRef?.replace(/\W/g, '_') ?? 'base', baseDir, envOf(process.env.AB_BASE_ENV)));
-  trees.push(await startTree('tree', repoRoot, envOf(process.env.AB_TREE_ENV)));
+  trees.push(
+    await startTree(baseRef?.replace(/\W/g, '_') ?? 'base', baseDir, envOf(process.env.AB_BASE_ENV), envOf(process.env.AB_BASE_ALL_ENV)),
+  );
+  trees.push(await startTree('tree', repoRoot, envOf(process.env.AB_TREE_ENV), envOf(process.env.AB_TREE_ALL_ENV)));
   print(await measure(trees));
 } finally {
   for (const tree of trees) await tree.stop();

@@ -83,8 +83,17 @@ export const JEMALLOC = 'libjemalloc.so.2';
  * of it stayed resident, free, after the load. jemalloc's background thread returns freed pages after
  * its decay time. The decay stays jemalloc's own: a shorter one kept the peak lower but cost CPU per
  * request (pages returned, then faulted in again).
+ *
+ * One arena, and thread caches for small sizes only: by default jemalloc gives a process four arenas
+ * per core, and each of its threads (the main thread, V8's helpers, libuv's pool) a cache of freed
+ * blocks up to 32 KiB. A service does nearly all of its allocating on its main thread, so the other
+ * arenas and the larger cached blocks are memory held for threads that seldom allocate
+ * (docs/benchmarks.md, Memory: what it saved, and its CPU measured in turns).
  */
-const JEMALLOC_ENV: Readonly<Record<string, string>> = { LD_PRELOAD: JEMALLOC, MALLOC_CONF: 'background_thread:true' };
+const JEMALLOC_ENV: Readonly<Record<string, string>> = {
+  LD_PRELOAD: JEMALLOC,
+  MALLOC_CONF: 'background_thread:true,narenas:1,tcache_max:4096',
+};
 
 /** Every allocator setting the images run with (the Dockerfile installs libjemalloc2). */
 export const IMAGE_ENV: Readonly<Record<string, string>> = { ...GLIBC_ENV, ...JEMALLOC_ENV };
