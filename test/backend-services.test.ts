@@ -4,6 +4,7 @@
 // the token reads the FHIR API for the client's hospital. Every assertion rule refuses with
 // invalid_client: replay (twice in a row, and at both replicas at once), expired, too far ahead,
 // another audience, alg none, HS256, a jku that is not the registered JWKS URL, and a secret instead.
+// Spent assertions are kept while they could be replayed and removed once past it.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
+import pg from 'pg';
 import { testServerUrl } from '@simrs/platform/testing';
 import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
@@ -120,7 +122,8 @@ before(async () => {
     dbPrefix: `t_backend_${Date.now()}_`,
     redisUrl: redis.url,
     smtpUrl: smtp.url,
-    identityEnv: {},
+    // Both replicas sweep spent assertions every second, so that a test sees it happen.
+    identityEnv: { CLIENT_ASSERTION_SWEEP_SECONDS: '1' },
     gatewayEnv: {},
   });
   await seedUsers(replicated.stack, [{ email: ADMIN, tenant: TENANT, role: 'tenant_admin' }]);
@@ -211,6 +214,34 @@ describe('SMART Backend Services', () => {
       const answers = await Promise.all(replicated.identities.map((identity) => grant(shared, `${identity}/api/auth/oauth2/token`)));
       assert.equal(answers.filter((a) => a.status === 200).length, 1, JSON.stringify(answers.map((a) => a.body)));
       assert.ok(answers.some((a) => a.body.error === 'invalid_client'));
+    }
+  });
+
+  test('a spent assertion is kept while it could be replayed, and removed five minutes after its expiry', async () => {
+    const spent = await assertion(rsa);
+    assert.equal((await grant(spent)).status, 200);
+    const db = new pg.Client({ connectionString: replicated.stack.databases.identity });
+    await db.connect();
+    try {
+      const count = async () => Number((await db.query('select count(*) from "oauthClientAssertion"')).rows[0].count);
+      const kept = await count();
+      assert.ok(kept >= 1);
+      // Rows as a backend service leaves them: long expired, expired a minute ago (within the grace that
+      // replicas' clocks are allowed), and one spent now.
+      const row = `insert into "oauthClientAssertion" (id, "expiresAt") values ($1, now() - make_interval(secs => $2))`;
+      await db.query(row, ['spent-long-ago', 600]);
+      await db.query(row, ['spent-a-minute-ago', 60]);
+      const deadline = Date.now() + STEP_TIMEOUT_MS;
+      while ((await db.query(`select 1 from "oauthClientAssertion" where id = 'spent-long-ago'`)).rowCount! > 0) {
+        assert.ok(Date.now() < deadline, 'the sweep did not remove an assertion expired ten minutes ago');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      assert.equal((await db.query(`select 1 from "oauthClientAssertion" where id = 'spent-a-minute-ago'`)).rowCount, 1);
+      assert.equal(await count(), kept + 1, 'assertions within their lifetime and grace stay');
+      const replay = await grant(spent);
+      assert.equal(replay.body.error, 'invalid_client', JSON.stringify(replay.body));
+    } finally {
+      await db.end();
     }
   });
 

@@ -15,7 +15,14 @@ import { migrateIdentity, seedDemoData } from './db/index.ts';
 import { createDirectory } from './directory/index.ts';
 import { deriveKeys } from './keys/index.ts';
 import { createMailer, createOutbox } from './mail/index.ts';
-import { createOAuthClients, createRegistrationTokens, ensureSigningKeys, rotateSigningKey, withCorrectDiscovery } from './oauth/index.ts';
+import {
+  createOAuthClients,
+  createRegistrationTokens,
+  ensureSigningKeys,
+  rotateSigningKey,
+  startAssertionSweep,
+  withCorrectDiscovery,
+} from './oauth/index.ts';
 import { addIdentityService, createHttpServer, log, observeDeviceCodes } from './server/index.ts';
 import { createIdentityStorage, createRevocations, createSessions } from './sessions/index.ts';
 import { createLimits } from './signin/index.ts';
@@ -114,6 +121,7 @@ const health = addHealthService(grpcServer, {
 addIdentityService(grpcServer, { sessions, admin, adminToken: config.ADMIN_API_TOKEN, log, publicUrl: config.PUBLIC_URL });
 const grpcPort = await listen(grpcServer, config.HOST, config.GRPC_PORT);
 outbox.start();
+const assertionSweep = startAssertionSweep(pool, log, config.CLIENT_ASSERTION_SWEEP_SECONDS);
 log.info({ port: grpcPort }, 'identity grpc listening');
 
 handleSignals(log);
@@ -124,5 +132,6 @@ onShutdown('stop accepting', () => {
 onShutdown('http', () => new Promise((resolve) => http.close(resolve)));
 onShutdown('grpc', () => drain(grpcServer));
 onShutdown('mail', () => outbox.stop());
+onShutdown('assertion sweep', () => assertionSweep.stop());
 onShutdown('redis', () => redis.quit());
 onShutdown('postgres', () => pool.end());
