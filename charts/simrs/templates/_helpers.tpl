@@ -93,7 +93,7 @@ notifier: {calls: {}, uses: [postgres, smtp]}
 {{- define "simrs.secretEnv" -}}
 gateway: {REDIS_URL: redisUrl, PRINCIPAL_SECRET: principalSecret}
 identity: {DATABASE_URL: identityDatabaseUrl, REDIS_URL: redisUrl, AUTH_SECRET: authSecret, REDIS_KEY_SECRET: redisKeySecret, ADMIN_API_TOKEN: adminApiToken}
-records: {DATABASE_URL: recordsDatabaseUrl, PRINCIPAL_SECRET: principalSecret, REDIS_URL: redisUrl}
+records: {DATABASE_URL: recordsDatabaseUrl, PRINCIPAL_SECRET: principalSecret, REDIS_URL: redisUrl, SATUSEHAT_SEAL_SECRET: satusehatSealSecret}
 notifier: {DATABASE_URL: notifierDatabaseUrl, SMTP_URL: smtpUrl}
 identity-migrate: {DATABASE_URL: identityDatabaseUrl}
 records-migrate: {DATABASE_URL: recordsDatabaseUrl, MIGRATION_DATABASE_URL: recordsMigrationDatabaseUrl}
