@@ -26,6 +26,9 @@ export interface K8sObject {
 /** The helm binary every chart test runs. */
 export const helm = helmBinary();
 
+/** Names of settings that hold secrets or credentials: the chart passes them only from Secrets. */
+export const SECRET_SETTING = /(^|_)(SECRET|PASSWORD|TOKEN)$|^(DATABASE|MIGRATION_DATABASE|REDIS|SMTP)_URL$/;
+
 /** The Kubernetes version rendered for, the same with every helm release (Chart.yaml needs >= 1.30). */
 export const kubeVersion = 'v1.31.0';
 

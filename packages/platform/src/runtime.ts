@@ -85,10 +85,11 @@ export const JEMALLOC = 'libjemalloc.so.2';
  * request (pages returned, then faulted in again).
  *
  * One arena, and thread caches for small sizes only: by default jemalloc gives a process four arenas
- * per core, and each of its threads (the main thread, V8's helpers, libuv's pool) a cache of freed
- * blocks up to 32 KiB. A service does nearly all of its allocating on its main thread, so the other
- * arenas and the larger cached blocks are memory held for threads that seldom allocate
- * (docs/benchmarks.md, Memory: what it saved, and its CPU measured in turns).
+ * per core, and each of its threads (the main thread, V8's helpers, libuv's pool, records' export
+ * lanes) a cache of freed blocks up to 32 KiB, memory held whether or not the thread allocates again.
+ * Measured in paired runs on the request paths, token refreshes and the bulk export with one and two
+ * lanes: less memory in each, no CPU cost out of the machine's noise (docs/benchmarks.md, the
+ * allocator's arenas and thread caches).
  */
 const JEMALLOC_ENV: Readonly<Record<string, string>> = {
   LD_PRELOAD: JEMALLOC,
