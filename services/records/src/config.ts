@@ -16,6 +16,15 @@ export const configSchema = z
     PRINCIPAL_SECRET: z.string().min(32, 'must be at least 32 characters'),
     /** The public origin (the gateway's PUBLIC_URL): FHIR's absolute links and SMART discovery. Unset: the forwarded host. */
     PUBLIC_URL: urlWith('http', 'https').optional(),
+    /**
+     * The MCP server's resource identifier (RFC 8707), as the gateway and identity are given it: the 403
+     * asking an agent for more scope names its metadata. Unset: the public origin + prefix + /mcp.
+     */
+    MCP_RESOURCE: z
+      .string()
+      .url()
+      .optional()
+      .or(z.literal('').transform(() => undefined)),
     INTEGRATION_PREFIX: z
       .string()
       .regex(/^\/[\w/-]*[\w-]$/, 'must look like /api/v1')

@@ -19,6 +19,8 @@ export interface McpDeps {
   /** The public origin; unset, the scheme and host the gateway forwarded. */
   publicUrl?: string | undefined;
   prefix: string;
+  /** The MCP server's resource identifier; unset, the default one under the public origin. */
+  mcpResource?: string | undefined;
   maxBodyBytes: number;
   createContext(req: IncomingMessage): Promise<Context>;
   callerFor: CallerFor;
@@ -70,7 +72,7 @@ export function createMcpHandler(deps: McpDeps) {
     }
     const needy = toolNeedingScope(body, ctx.principal);
     if (needy) {
-      const metadata = resourceMetadataUrl(defaultMcpResource(originOf(req, deps.publicUrl), deps.prefix));
+      const metadata = resourceMetadataUrl(deps.mcpResource ?? defaultMcpResource(originOf(req, deps.publicUrl), deps.prefix));
       const scope = `${SCOPE_READ} ${SCOPE_WRITE}`;
       return sendError(res, 'FORBIDDEN', `${needy.name} needs the ${needy.scope} scope: authorize again asking for "${scope}"`, path, {
         'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadata}", error_description="${needy.name} needs ${needy.scope}"`,

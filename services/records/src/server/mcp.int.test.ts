@@ -194,6 +194,25 @@ describe('the MCP server', () => {
     assert.equal(anonymous.status, 401);
   });
 
+  test("with MCP_RESOURCE set, the 403 names that resource's metadata, as the gateway's 401 does", async () => {
+    const resource = 'https://agents.rs-demo.example/mcp';
+    const own = await startRecords('mcp-resource', { MCP_RESOURCE: resource });
+    try {
+      const readOnly = await own.principal('rs-demo', 'doctor', { userId: 'dr-ani', clientId: CLIENT, scopes: ['simrs:read'] });
+      const res = await fetch(`${own.url}${own.prefix}/mcp`, {
+        method: 'POST',
+        headers: { 'x-simrs-principal': readOnly, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'record_vital_signs', arguments: {} } }),
+      });
+      assert.equal(res.status, 403);
+      // RFC 9728 §3.1: the well-known segment goes between the host and the resource's path.
+      const metadata = /resource_metadata="([^"]+)"/.exec(res.headers.get('www-authenticate') ?? '')?.[1];
+      assert.equal(metadata, 'https://agents.rs-demo.example/.well-known/oauth-protected-resource/mcp');
+    } finally {
+      await own.stop();
+    }
+  });
+
   test('every procedure a tool reached left its audit row naming the client, the user, the tool and the patient; auditors filter them', async () => {
     const before = (await r.owner.query<{ n: string }>("select count(*) n from records.audit_log where details ? 'tool'")).rows[0]!.n;
     const doctor = await as('rs-demo', 'doctor', 'dr-ani');

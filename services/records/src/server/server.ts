@@ -198,6 +198,7 @@ export function createRecordsServer(config: Config, deps: RecordsDeps): Server {
   const mcp = createMcpHandler({
     publicUrl: config.PUBLIC_URL,
     prefix,
+    mcpResource: config.MCP_RESOURCE,
     maxBodyBytes: config.MAX_BODY_BYTES,
     createContext,
     callerFor: (ctx) => callerOf(ctx),
