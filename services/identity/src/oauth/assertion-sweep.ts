@@ -9,6 +9,8 @@
 // is skipped, not waited for).
 import type { Pool } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
+import { runPeriodically } from '@simrs/platform/periodic';
+import type { Periodic } from '@simrs/platform/periodic';
 
 export interface AssertionSweepOptions {
   /** How long past its expiry a spent assertion is kept. */
@@ -40,22 +42,12 @@ export async function sweepSpentAssertions(
 }
 
 /** Sweeps every `everySeconds` until stopped; a failed turn (Postgres away) is logged and tried again next time. */
-export function startAssertionSweep(pool: Pool, log: Logger, everySeconds: number): { stop(): Promise<void> } {
-  let running: Promise<void> | undefined;
-  let stopping = false;
-  const turn = () => {
-    running ??= sweepSpentAssertions(pool, ASSERTION_SWEEP_DEFAULTS, () => stopping)
-      .then((deleted) => void (deleted > 0 && log.info({ deleted }, 'spent client assertions removed')))
-      .catch((err: unknown) => log.warn({ err }, 'spent client assertions not removed, trying again later'))
-      .finally(() => (running = undefined));
-  };
-  const timer = setInterval(turn, everySeconds * 1000);
-  timer.unref();
-  return {
-    async stop() {
-      stopping = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+export function startAssertionSweep(pool: Pool, log: Logger, everySeconds: number): Periodic {
+  return runPeriodically(
+    (stopping) =>
+      sweepSpentAssertions(pool, ASSERTION_SWEEP_DEFAULTS, stopping)
+        .then((deleted) => void (deleted > 0 && log.info({ deleted }, 'spent client assertions removed')))
+        .catch((err: unknown) => log.warn({ err }, 'spent client assertions not removed, trying again later')),
+    everySeconds * 1000,
+  );
 }

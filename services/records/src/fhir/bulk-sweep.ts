@@ -6,6 +6,8 @@
 // a job, a batch each, and a job's row goes only once it has no chunks left (never a cascade over
 // them). The chunks are deleted under the job's tenant, as the export wrote them.
 import type { Pool } from '@simrs/platform/db';
+import { runPeriodically } from '@simrs/platform/periodic';
+import type { Periodic } from '@simrs/platform/periodic';
 import { isUnavailable, tenantDb } from '../db/index.ts';
 import { log } from '../server/index.ts';
 
@@ -68,21 +70,12 @@ export async function sweepExports(pool: Pool, opts: SweepOptions): Promise<numb
 }
 
 /** Sweeps every `intervalMs`, one sweep at a time; stop() ends it after the statement in hand. */
-export function startExportSweep(pool: Pool, opts: { batch: number; intervalMs: number }) {
-  let stopping = false;
-  let sweeping: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    if (sweeping || stopping) return;
-    sweeping = sweepExports(pool, { batch: opts.batch, stopping: () => stopping })
-      .then((removed) => void (removed > 0 && log.info({ removed }, 'bulk export: removed and expired jobs deleted with their files')))
-      .catch((err: unknown) => log.warn({ err }, 'bulk export sweep: database unavailable, retrying'))
-      .finally(() => (sweeping = undefined));
-  }, opts.intervalMs);
-  return {
-    async stop(): Promise<void> {
-      stopping = true;
-      clearInterval(timer);
-      await sweeping;
-    },
-  };
+export function startExportSweep(pool: Pool, opts: { batch: number; intervalMs: number }): Periodic {
+  return runPeriodically(
+    (stopping) =>
+      sweepExports(pool, { batch: opts.batch, stopping })
+        .then((removed) => void (removed > 0 && log.info({ removed }, 'bulk export: removed and expired jobs deleted with their files')))
+        .catch((err: unknown) => log.warn({ err }, 'bulk export sweep: database unavailable, retrying')),
+    opts.intervalMs,
+  );
 }

@@ -65,6 +65,16 @@ describe('the MCP server', () => {
       record_vital_signs: { kunjunganId: c.visit, measurements: [{ key: 'nadi', value: 80, unit: '/min' }] },
     })[tool]!;
 
+  /** A write tool called by an agent whose token carries simrs:read only. */
+  const writeWithReadScope = async (records: RecordsUnderTest): Promise<Response> => {
+    const readOnly = await records.principal('rs-demo', 'doctor', { userId: 'dr-ani', clientId: CLIENT, scopes: ['simrs:read'] });
+    return fetch(`${records.url}${records.prefix}/mcp`, {
+      method: 'POST',
+      headers: { 'x-simrs-principal': readOnly, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'record_vital_signs', arguments: {} } }),
+    });
+  };
+
   before(async () => {
     r = await startRecords('mcp');
     const admin = await r.principal('rs-demo', 'tenant_admin');
@@ -174,12 +184,7 @@ describe('the MCP server', () => {
   });
 
   test('a write tool without simrs:write is 403 insufficient_scope naming the scopes to ask for', async () => {
-    const readOnly = await r.principal('rs-demo', 'doctor', { userId: 'dr-ani', clientId: CLIENT, scopes: ['simrs:read'] });
-    const res = await fetch(`${r.url}${r.prefix}/mcp`, {
-      method: 'POST',
-      headers: { 'x-simrs-principal': readOnly, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'record_vital_signs', arguments: {} } }),
-    });
+    const res = await writeWithReadScope(r);
     assert.equal(res.status, 403);
     const challenge = res.headers.get('www-authenticate') ?? '';
     assert.match(
@@ -198,12 +203,7 @@ describe('the MCP server', () => {
     const resource = 'https://agents.rs-demo.example/mcp';
     const own = await startRecords('mcp-resource', { MCP_RESOURCE: resource });
     try {
-      const readOnly = await own.principal('rs-demo', 'doctor', { userId: 'dr-ani', clientId: CLIENT, scopes: ['simrs:read'] });
-      const res = await fetch(`${own.url}${own.prefix}/mcp`, {
-        method: 'POST',
-        headers: { 'x-simrs-principal': readOnly, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'record_vital_signs', arguments: {} } }),
-      });
+      const res = await writeWithReadScope(own);
       assert.equal(res.status, 403);
       // RFC 9728 §3.1: the well-known segment goes between the host and the resource's path.
       const metadata = /resource_metadata="([^"]+)"/.exec(res.headers.get('www-authenticate') ?? '')?.[1];
