@@ -10,7 +10,7 @@
 # (scripts/build.ts, the `build` stage). The services run dist/ (the `simrs-compiled` export condition
 # resolves the shared workspaces there too), so Node's type stripper and its WebAssembly memory never
 # load. Each CMD and the allocator ENV are what packages/platform/src/runtime.ts says every service runs
-# with (it says why; test/chart.test.ts compares the two). It runs as uid 10001 on a read-only root
+# with (it says why; test/chart-image.test.ts compares the two). It runs as uid 10001 on a read-only root
 # filesystem (the chart mounts an emptyDir on /tmp).
 # Pin NODE_IMAGE by digest in CI (node:24-bookworm-slim@sha256:...). BUILD_IMAGE runs `npm ci` and
 # defaults to NODE_IMAGE; `npm run images` passes a runtime base without npm and a build base with it
@@ -92,7 +92,7 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
  && groupadd --system --gid 10001 simrs \
  && useradd --system --uid 10001 --gid simrs --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin simrs
 # Allocator settings (jemalloc preloaded; glibc's for anything that runs without it): IMAGE_ENV in
-# packages/platform/src/runtime.ts, compared with this by test/chart.test.ts.
+# packages/platform/src/runtime.ts, compared with this by test/chart-image.test.ts.
 ENV NODE_ENV=production HOME=/tmp TMPDIR=/tmp MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072
 ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true,narenas:1,tcache_max:4096
 WORKDIR /app

@@ -1,8 +1,8 @@
 // How a service process runs: its node options, its allocator, how node is pointed at its code. One
 // place for every way a service starts: `npm start` (scripts/lib/stack.ts), the tests that start real
 // processes (`startService` in ./testing), the images (the Dockerfile's CMD and ENV, compared with
-// this module by test/chart.test.ts) and the chart (which sets none of these, so the image's apply;
-// test/chart.test.ts keeps it so). The measurements behind each choice are in docs/benchmarks.md.
+// this module by test/chart-image.test.ts) and the chart (which sets none of these, so the image's apply;
+// test/chart-image.test.ts keeps it so). The measurements behind each choice are in docs/benchmarks.md.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GC_FLAG } from './reclaim.ts';
