@@ -8,26 +8,10 @@
 // Nurse and doctor work with the keyboard; every new page passes axe-core at phone and tablet widths.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { testServerUrl } from '@simrs/platform/testing';
-import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
-import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
-import { startRedisServer } from '../scripts/lib/redis.ts';
-import type { RedisServer } from '../scripts/lib/redis.ts';
-import { startStack } from '../scripts/lib/stack.ts';
 import type { Stack } from '../scripts/lib/stack.ts';
-import { launchBrowser } from './support/browser.ts';
+import { tabTo } from './support/browser.ts';
+import { assertAccessibleOnPhoneAndTablet, openContext, USERS } from './support/dashboard.ts';
 import {
-  assertAccessibleOnPhoneAndTablet,
-  ensureDashboardBuilt,
-  openContext,
-  registerPatients,
-  ROLE_OF,
-  USERS,
-} from './support/dashboard.ts';
-import { seedUsers, signInWithOtp } from './support/users.ts';
-import {
-  apiOf,
   assertClerkApiRefused,
   assertNoClinicalContent,
   auditCount,
@@ -37,70 +21,41 @@ import {
   assertWritesAudited,
   chartPoints,
   clinicalCalls,
-  loadIcdCodes,
-  tabTo,
+  startClinicDay,
   trackCalls,
 } from './support/clinic-day.ts';
-import type { TrackedCall, VitalEntry } from './support/clinic-day.ts';
+import type { ClinicDay, Patient, TrackedCall, VitalEntry } from './support/clinic-day.ts';
 import { callLine, callOf, visitPageCalls } from './support/visit-page.ts';
 
 const STEP = { timeout: 180_000 };
 /** Beyond the worklist's stated refresh interval: the request, and rendering, on a busy machine. */
 const REFRESH_MARGIN_MS = 5_000;
+let day: ClinicDay;
 let stack: Stack;
-let redis: RedisServer;
-let smtp: SmtpPeer;
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
-const WHO = ['admin', 'nurse', 'doctor', 'clerk', 'auditor'] as const;
-const cookies = Object.fromEntries(WHO.map((w) => [w, ''])) as Record<(typeof WHO)[number], string>;
-const userIds: Record<string, string> = {};
-let patientA: { id: string; nama: string };
-let patientB: { id: string; nama: string };
-let patientC: { id: string; nama: string };
+let cookies: ClinicDay['cookies'];
+let userIds: ClinicDay['userIds'];
+let patientA: Patient;
+let patientB: Patient;
+let patientC: Patient;
 let visitA = '';
-let api: ReturnType<typeof apiOf>['api'];
-let query: ReturnType<typeof apiOf>['query'];
+let api: ClinicDay['api'];
+let query: ClinicDay['query'];
 /** Every tRPC call the browsers made, by whom, with its status: what the auditor must find. */
 const dayCalls: TrackedCall[] = [];
 const BTG_REASON = 'darurat: pasien tidak sadar di IGD, perlu riwayat alergi';
 
 before(async () => {
-  ensureDashboardBuilt();
-  [redis, smtp] = await Promise.all([startRedisServer(), startSmtpPeer()]);
-  stack = await startStack({
-    postgresUrl: testServerUrl,
-    dbPrefix: `t_clinic_${Date.now()}_`,
-    redisUrl: redis.url,
-    smtpUrl: smtp.url,
-    readyTimeoutMs: 120_000,
-  });
-  await seedUsers(
-    stack,
-    (Object.keys(USERS) as (keyof typeof USERS)[]).map((k) => ({ email: USERS[k], tenant: 'rs-dash', role: ROLE_OF[k] })),
-  );
-  ({ api, query } = apiOf(stack));
-  for (const who of WHO) {
-    cookies[who] = (await signInWithOtp(stack, smtp, USERS[who])).cookie;
-    const session = await api<{ user: { id: string } }>('/api/auth/get-session', cookies[who]);
-    userIds[who] = session.data.user.id;
-  }
-  await registerPatients(stack, cookies.admin, 3);
-  const list = await query<{ items: { id: string; nama: string }[] }>('pasien.list', cookies.admin, { limit: 10 });
-  const named = (nama: string) => list.data.items.find((p) => p.nama === nama)!;
-  [patientA, patientB, patientC] = [named('Siti Rahmawati'), named('Budi Santoso'), named('Dewi Lestari')];
-  await loadIcdCodes(stack.databases.records);
-  ({ browser, close: closeBrowser } = await launchBrowser());
+  day = await startClinicDay();
+  ({ stack, cookies, userIds, api, query } = day);
+  [patientA, patientB, patientC] = day.patients;
 });
 
 after(async () => {
-  await closeBrowser?.();
-  await stack?.stop();
-  await Promise.all([redis?.stop(), smtp?.stop()]);
+  await day?.stop();
 });
 
 async function contextAs(who: keyof typeof USERS) {
-  const opened = await openContext({ browser, stack, smtp }, USERS[who]);
+  const opened = await openContext(day, USERS[who]);
   trackCalls(opened.context, who, dayCalls);
   return opened;
 }

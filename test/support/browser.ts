@@ -1,5 +1,6 @@
 // Debian's Chromium driven by playwright-core (no browser download), with a
-// WebAuthn virtual authenticator over CDP for passkey tests.
+// WebAuthn virtual authenticator over CDP for passkey tests, and keyboard reach.
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
@@ -56,4 +57,13 @@ export async function addVirtualAuthenticator(context: BrowserContext, page: Pag
       return (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
     },
   };
+}
+
+/** Presses Tab until the element matching `selector` has focus: it is reachable by keyboard. */
+export async function tabTo(page: Page, selector: string, max = 120): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+    await page.keyboard.press('Tab');
+  }
+  assert.fail(`${selector} not reached with Tab`);
 }

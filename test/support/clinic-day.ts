@@ -1,7 +1,8 @@
-// What test/clinic-day.test.ts shares between its steps: tRPC through the gateway with a session
-// cookie, the day's ICD-10 codes, keyboard reach, a record of every tRPC call the browsers made (with
-// the answer's status), the checks that a registration clerk sees no clinical content on a page or
-// through the API, and the audit page's rows against the API's.
+// What test/clinic-day.test.ts shares between its steps: the morning before the day (the stack, everyone
+// signed in, three patients, the day's ICD-10 codes), tRPC through the gateway with a session cookie, a
+// record of every tRPC call the browsers made (with the answer's status), the checks that a
+// registration clerk sees no clinical content on a page or through the API, and the audit page's rows
+// against the API's.
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,9 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { repoRoot } from '@simrs/platform/testing';
 import { firstLoad } from '../../dashboard/first-load.ts';
 import type { Stack } from '../../scripts/lib/stack.ts';
+import { registerPatients, ROLE_OF, startDashboardWorld, USERS } from './dashboard.ts';
+import type { DashboardWorld } from './dashboard.ts';
+import { signInWithOtp } from './users.ts';
 
 export function apiOf(stack: Stack) {
   async function api<T>(path: string, cookie: string, body?: unknown): Promise<{ status: number; data: T }> {
@@ -28,6 +32,48 @@ export function apiOf(stack: Stack) {
 
 type Query = ReturnType<typeof apiOf>['query'];
 
+const WHO = ['admin', 'nurse', 'doctor', 'clerk', 'auditor'] as const;
+
+export interface Patient {
+  id: string;
+  nama: string;
+}
+
+export interface ClinicDay extends DashboardWorld, ReturnType<typeof apiOf> {
+  /** Each person's session, signed in through the API, and user id. */
+  cookies: Record<(typeof WHO)[number], string>;
+  userIds: Record<string, string>;
+  /** The day's patients A, B and C. */
+  patients: [Patient, Patient, Patient];
+}
+
+/** The morning before the day: the stack with one person per role, each signed in, three patients, the ICD-10 codes. */
+export async function startClinicDay(): Promise<ClinicDay> {
+  const world = await startDashboardWorld(
+    'clinic',
+    (Object.keys(USERS) as (keyof typeof USERS)[]).map((k) => ({ email: USERS[k], tenant: 'rs-dash', role: ROLE_OF[k] })),
+    { readyTimeoutMs: 120_000 },
+  );
+  try {
+    const { api, query } = apiOf(world.stack);
+    const cookies = Object.fromEntries(WHO.map((w) => [w, ''])) as ClinicDay['cookies'];
+    const userIds: Record<string, string> = {};
+    for (const who of WHO) {
+      cookies[who] = (await signInWithOtp(world.stack, world.smtp, USERS[who])).cookie;
+      const session = await api<{ user: { id: string } }>('/api/auth/get-session', cookies[who]);
+      userIds[who] = session.data.user.id;
+    }
+    await registerPatients(world.stack, cookies.admin, 3);
+    const list = await query<{ items: Patient[] }>('pasien.list', cookies.admin, { limit: 10 });
+    const named = (nama: string) => list.data.items.find((p) => p.nama === nama)!;
+    await loadIcdCodes(world.stack.databases.records);
+    return { ...world, api, query, cookies, userIds, patients: [named('Siti Rahmawati'), named('Budi Santoso'), named('Dewi Lestari')] };
+  } catch (err) {
+    await world.stop();
+    throw err;
+  }
+}
+
 /** The ICD-10 list is loaded by the platform, not by a hospital: two codes are enough for the day. */
 export async function loadIcdCodes(recordsDatabase: string): Promise<void> {
   const db = new pg.Client({ connectionString: recordsDatabase });
@@ -41,15 +87,6 @@ export async function loadIcdCodes(recordsDatabase: string): Promise<void> {
   } finally {
     await db.end();
   }
-}
-
-/** Presses Tab until the element matching `selector` has focus: it is reachable by keyboard. */
-export async function tabTo(page: Page, selector: string, max = 120): Promise<void> {
-  for (let i = 0; i < max; i++) {
-    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
-    await page.keyboard.press('Tab');
-  }
-  assert.fail(`${selector} not reached with Tab`);
 }
 
 export const CLINICAL_PROCEDURE = /^(vital|diagnosis|alergi|catatan|klinis|btg|kode)\./;

@@ -1,15 +1,20 @@
-// The staff dashboard in Chromium against the real stack: a tenant with one user per role, synthetic
-// patients registered through the API, sign-in helpers, and the page checks every dashboard test
-// makes (axe-core, no sideways scrolling).
+// The staff dashboard in Chromium against the real stack: a tenant with one user per role, the stack and
+// Chromium started for a test file, synthetic patients registered through the API, sign-in helpers, and
+// the page checks every dashboard test makes (axe-core, no sideways scrolling).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { repoRoot } from '@simrs/platform/testing';
+import { repoRoot, testServerUrl } from '@simrs/platform/testing';
+import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
-import type { Stack } from '../../scripts/lib/stack.ts';
-import { isOtpMail, otpFrom, signInWithOtp } from './users.ts';
+import { startRedisServer } from '../../scripts/lib/redis.ts';
+import { startStack } from '../../scripts/lib/stack.ts';
+import type { Stack, StackOptions } from '../../scripts/lib/stack.ts';
+import { launchBrowser } from './browser.ts';
+import { isOtpMail, otpFrom, seedUsers, signInWithOtp } from './users.ts';
+import type { TestUser } from './users.ts';
 
 export const TENANT = 'rs-dash';
 export const USERS = {
@@ -48,6 +53,46 @@ export function ensureDashboardBuilt(): void {
     cwd: dir,
     stdio: 'inherit',
   });
+}
+
+export interface DashboardWorld {
+  stack: Stack;
+  smtp: SmtpPeer;
+  browser: Browser;
+  /** Stops what was started, in reverse; also what a failed start had started. */
+  stop(): Promise<void>;
+}
+
+/** The dashboard built, the whole stack (a redis-server and an SMTP peer of its own) with `users` seeded, and Chromium. */
+export async function startDashboardWorld(
+  name: string,
+  users: TestUser[],
+  options: Pick<StackOptions, 'env' | 'readyTimeoutMs'> = {},
+): Promise<DashboardWorld> {
+  const started: Array<() => Promise<unknown>> = [];
+  const stop = async () => {
+    for (const done of started.splice(0).reverse()) await done();
+  };
+  try {
+    ensureDashboardBuilt();
+    const [redis, smtp] = await Promise.all([startRedisServer(), startSmtpPeer()]);
+    started.push(() => Promise.all([redis.stop(), smtp.stop()]));
+    const stack = await startStack({
+      postgresUrl: testServerUrl,
+      dbPrefix: `t_${name}_${Date.now()}_`,
+      redisUrl: redis.url,
+      smtpUrl: smtp.url,
+      ...options,
+    });
+    started.push(() => stack.stop());
+    await seedUsers(stack, users);
+    const { browser, close } = await launchBrowser();
+    started.push(close);
+    return { stack, smtp, browser, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }
 
 /** A valid NIK for a birth date and sex (province 31, DKI Jakarta). */
