@@ -2,7 +2,8 @@
 // an administrator revokes an OAuth client (its bearer token refused by the gateway within 1 s),
 // registers a SMART backend service with its public keys (whose assertion, signed by Authlib, then
 // gets a token that reads FHIR), and a device waiting for approval is listed for the administrator and
-// approved by a nurse who sees the application's name. (test/dashboard.test.ts has every other flow.)
+// approved by a nurse who sees the application's name. (test/dashboard.test.ts, dashboard-patients.test.ts
+// and dashboard-admin.test.ts have every other flow.)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';

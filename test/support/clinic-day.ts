@@ -11,7 +11,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { repoRoot } from '@simrs/platform/testing';
 import { firstLoad } from '../../dashboard/first-load.ts';
 import type { Stack } from '../../scripts/lib/stack.ts';
-import { registerPatients, ROLE_OF, startDashboardWorld, USERS } from './dashboard.ts';
+import { registerPatients, STAFF, startDashboardWorld, USERS } from './dashboard.ts';
 import type { DashboardWorld } from './dashboard.ts';
 import { signInWithOtp } from './users.ts';
 
@@ -49,11 +49,7 @@ export interface ClinicDay extends DashboardWorld, ReturnType<typeof apiOf> {
 
 /** The morning before the day: the stack with one person per role, each signed in, three patients, the ICD-10 codes. */
 export async function startClinicDay(): Promise<ClinicDay> {
-  const world = await startDashboardWorld(
-    'clinic',
-    (Object.keys(USERS) as (keyof typeof USERS)[]).map((k) => ({ email: USERS[k], tenant: 'rs-dash', role: ROLE_OF[k] })),
-    { readyTimeoutMs: 120_000 },
-  );
+  const world = await startDashboardWorld('clinic', STAFF, { readyTimeoutMs: 120_000 });
   try {
     const { api, query } = apiOf(world.stack);
     const cookies = Object.fromEntries(WHO.map((w) => [w, ''])) as ClinicDay['cookies'];

@@ -32,6 +32,13 @@ export const ROLE_OF: Record<keyof typeof USERS, string> = {
   auditor: 'auditor',
 };
 
+/** One person per role of the tenant. */
+export const STAFF: TestUser[] = (Object.keys(USERS) as (keyof typeof USERS)[]).map((k) => ({
+  email: USERS[k],
+  tenant: TENANT,
+  role: ROLE_OF[k],
+}));
+
 export const PHONE = { width: 390, height: 844 };
 export const TABLET = { width: 820, height: 1180 };
 
