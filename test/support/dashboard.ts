@@ -6,14 +6,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { repoRoot, testServerUrl } from '@simrs/platform/testing';
-import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
+import { repoRoot } from '@simrs/platform/testing';
 import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
-import { startRedisServer } from '../../scripts/lib/redis.ts';
-import { startStack } from '../../scripts/lib/stack.ts';
-import type { Stack, StackOptions } from '../../scripts/lib/stack.ts';
+import type { Stack } from '../../scripts/lib/stack.ts';
 import { launchBrowser } from './browser.ts';
-import { isOtpMail, otpFrom, seedUsers, signInWithOtp } from './users.ts';
+import { startTestStack } from './stack.ts';
+import type { TestStack } from './stack.ts';
+import { isOtpMail, otpFrom, signInWithOtp } from './users.ts';
 import type { TestUser } from './users.ts';
 
 export const TENANT = 'rs-dash';
@@ -62,42 +61,30 @@ export function ensureDashboardBuilt(): void {
   });
 }
 
-export interface DashboardWorld {
-  stack: Stack;
-  smtp: SmtpPeer;
+export interface DashboardWorld extends TestStack {
   browser: Browser;
-  /** Stops what was started, in reverse; also what a failed start had started. */
-  stop(): Promise<void>;
 }
 
-/** The dashboard built, the whole stack (a redis-server and an SMTP peer of its own) with `users` seeded, and Chromium. */
+/** The dashboard built, the whole stack (test/support/stack.ts) with `users` seeded, and Chromium. */
 export async function startDashboardWorld(
   name: string,
   users: TestUser[],
-  options: Pick<StackOptions, 'env' | 'readyTimeoutMs'> = {},
+  options: Parameters<typeof startTestStack>[2] = {},
 ): Promise<DashboardWorld> {
-  const started: Array<() => Promise<unknown>> = [];
-  const stop = async () => {
-    for (const done of started.splice(0).reverse()) await done();
-  };
+  ensureDashboardBuilt();
+  const whole = await startTestStack(name, users, options);
   try {
-    ensureDashboardBuilt();
-    const [redis, smtp] = await Promise.all([startRedisServer(), startSmtpPeer()]);
-    started.push(() => Promise.all([redis.stop(), smtp.stop()]));
-    const stack = await startStack({
-      postgresUrl: testServerUrl,
-      dbPrefix: `t_${name}_${Date.now()}_`,
-      redisUrl: redis.url,
-      smtpUrl: smtp.url,
-      ...options,
-    });
-    started.push(() => stack.stop());
-    await seedUsers(stack, users);
     const { browser, close } = await launchBrowser();
-    started.push(close);
-    return { stack, smtp, browser, stop };
+    return {
+      ...whole,
+      browser,
+      async stop() {
+        await close();
+        await whole.stop();
+      },
+    };
   } catch (err) {
-    await stop();
+    await whole.stop();
     throw err;
   }
 }
