@@ -1,15 +1,15 @@
-// `npm run test:images` (after `npm run images`): the four images, run with podman the way the chart
-// runs them, against the host's Postgres and Redis and a real SMTP peer on the host. Not part of
-// `npm test` (its globs match *.test.ts only): it needs podman and root. Steps, in order:
-//   1. each image: non-root, no HEALTHCHECK, no npm, compiler, npm cache or dev dependency; read-only root
-//   2. no layer of any image holds the CA bundle given to the build as a secret
-//   3. migrations from the images (the chart's Job command), each in its own container
-//   4. the four services in one pod (they reach each other on loopback, as the chart's Services would
+// `npm run test:images` (after `npm run images`), second of its two files: the four images, run with
+// podman the way the chart runs them, against the host's Postgres and Redis and a real SMTP peer on the
+// host. Not part of `npm test` (its globs match *.test.ts only): it needs podman and root. Steps, in
+// order:
+//   1. migrations from the images (the chart's Job command), each in its own container
+//   2. the four services in one pod (they reach each other on loopback, as the chart's Services would
 //      route them), each with the chart's securityContext and memory limit, until every /readyz answers 200
-//   5. in each container, the heap limit its memory limit gives it (the one the bench uses outside one)
-//   6. through the containerised gateway: healthCheck, OTP sign-in (code from the SMTP peer),
+//   3. in each container, the heap limit its memory limit gives it (the one the bench uses outside one)
+//   4. through the containerised gateway: healthCheck, OTP sign-in (code from the SMTP peer),
 //      pasien.list with the cookie and with a bearer token (code flow + PKCE), a device-flow approval
-//   7. SIGTERM to each container: it drains and exits 0 within terminationGracePeriodSeconds
+//   5. SIGTERM to each container: it drains and exits 0 within terminationGracePeriodSeconds
+// What each image holds: contents.e2e.ts.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,23 +20,22 @@ import { createClient, grpc } from '@simrs/proto/grpc';
 import { databaseUrl, dropDatabase, ensureDatabase } from '@simrs/platform/db';
 import { startSmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
-import { podHeapOption, POD_MEMORY_LIMIT_MIB, serviceArgs, YOUNG_GENERATION_FLAG } from '@simrs/platform/runtime';
+import { podHeapOption, POD_MEMORY_LIMIT_MIB, YOUNG_GENERATION_FLAG } from '@simrs/platform/runtime';
 import { freePort, testRedisUrl, testServerUrl, waitFor } from '@simrs/platform/testing';
-import { caBundle, containerTools, imageExists, imageRef, LOCAL_BASE, OFFICIAL_BASE, run, SERVICES } from '../../scripts/lib/containers.ts';
+import { imageRef, run, SERVICES } from '../../scripts/lib/containers.ts';
 import type { ImageService } from '../../scripts/lib/containers.ts';
 import { randomSecret, recordsAppUrl } from '../../scripts/lib/stack.ts';
 import type { Stack } from '../../scripts/lib/stack.ts';
 import { apiQuery, Browserless, DEVICE_CODE_GRANT, registerClient, tokensFor } from '../support/oauth.ts';
-import { findSecretInLayers, imageConfig, INSIDE_SCRIPT } from './inspect.ts';
-import type { InsideReport } from './inspect.ts';
-import { chartRuntime, envFlags, fromContainer, logsOf, migrateCommand, NETWORK, removeStale, Run, securityFlags } from './pod.ts';
+import { chartRuntime, envFlags, fromContainer, logsOf, migrateCommand, NETWORK, oneOffs, Run, securityFlags } from './pod.ts';
+import { removeOnExit, requireImages, say } from './setup.ts';
 
-const say = (line: string) => process.stdout.write(`  · ${line}\n`);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 const chart = chartRuntime();
 const runId = randomBytes(3).toString('hex');
 const e2e = new Run(runId);
+const oneOff = oneOffs(e2e, chart);
 const tenant = `rs-img-${runId}`;
 const admin = `admin@${tenant}.test`;
 const secrets = { auth: randomSecret(), principal: randomSecret(), adminToken: randomSecret() };
@@ -52,21 +51,10 @@ let smtp: SmtpPeer;
 let stack: Stack;
 let browser: Browserless;
 
-const onSignal = (signal: NodeJS.Signals) => {
-  e2e.removeAllSync();
-  process.exit(signal === 'SIGINT' ? 130 : 143);
-};
-process.once('SIGINT', onSignal);
-process.once('SIGTERM', onSignal);
-process.once('exit', () => e2e.removeAllSync());
+removeOnExit(e2e);
 
 before(async () => {
-  const tools = await containerTools();
-  if (!tools.podman) throw new Error('podman is not installed (apt-get install podman buildah runc slirp4netns uidmap fuse-overlayfs)');
-  for (const service of SERVICES)
-    if (!(await imageExists(imageRef(service)))) throw new Error(`${imageRef(service)} is missing: run npm run images`);
-  const stale = await removeStale();
-  if (stale.length) say(`removed ${stale.length} containers left by an earlier run`);
+  await requireImages();
   const redis = new Redis(testRedisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   redis.on('error', () => {});
   await redis.connect().then(
@@ -101,68 +89,6 @@ before(async () => {
 after(async () => {
   e2e.removeAllSync();
   await Promise.allSettled([smtp?.stop(), ...Object.values(databases).map(dropDatabase)]);
-});
-
-/** A one-off container of an image with the chart's securityContext, `command` as a pod spec's `command:`. */
-async function oneOff(
-  service: ImageService,
-  name: string,
-  command: string[],
-  env: Record<string, string>,
-  timeoutMs: number,
-  network = 'none',
-) {
-  return run(
-    'podman',
-    [
-      'run',
-      '--rm',
-      '--name',
-      e2e.name(name),
-      ...e2e.labels,
-      '--network',
-      network,
-      ...securityFlags(chart),
-      ...envFlags(env),
-      imageRef(service),
-      ...command,
-    ],
-    { timeoutMs, what: `${imageRef(service)} ${command.join(' ').slice(0, 40)}` },
-  );
-}
-
-describe('the images', () => {
-  test('each image: uid 10001, no HEALTHCHECK, no npm, compiler, npm cache or dev dependency; read-only root, writable /tmp', async () => {
-    for (const service of SERVICES) {
-      const config = await imageConfig(imageRef(service));
-      assert.equal(config.user, `${chart.uid}:${chart.gid}`, `${service}: USER`);
-      assert.equal(config.healthcheck, undefined, `${service}: no HEALTHCHECK (the chart has the probes)`);
-      assert.deepEqual(config.cmd, ['node', ...serviceArgs(true)]);
-      const res = await oneOff(service, `${service}-inside`, ['node', '-e', INSIDE_SCRIPT], {}, 60_000);
-      const inside = JSON.parse(res.stdout.trim().split('\n').at(-1)!) as InsideReport;
-      assert.equal(inside.uid, chart.uid);
-      assert.deepEqual(inside.forbidden, [], `${service}: must not exist`);
-      assert.deepEqual(inside.devDeps, [], `${service}: dev dependencies`);
-      assert.deepEqual(inside.writable, [], `${service}: writable outside /tmp`);
-      assert.ok(inside.tmp, `${service}: /tmp is writable`);
-      say(`${service}: uid ${inside.uid}, Node ${inside.node}, ${config.workdir}, nothing forbidden`);
-    }
-  });
-
-  test('no layer holds the CA bundle the build got as a secret', async (t) => {
-    const bundle = caBundle();
-    if (!bundle) return t.skip('no CA bundle on this machine: the build had no secret');
-    // The base the images were built on (the same choice as scripts/lib/containers.ts baseImages).
-    const base = process.env.NODE_IMAGE ?? ((await imageExists(OFFICIAL_BASE)) ? OFFICIAL_BASE : LOCAL_BASE);
-    for (const service of SERVICES) {
-      const scan = await findSecretInLayers(imageRef(service), base, bundle);
-      assert.deepEqual(scan.found, [], `${service}: the build secret leaked`);
-      assert.ok(scan.layers > 0);
-      say(
-        `${service}: ${scan.layers} layers above the base (${(scan.bytes / 1e6).toFixed(1)} MB) hold neither ${bundle}, run/secrets nor any of its ${scan.markers} private-certificate lines`,
-      );
-    }
-  });
 });
 
 /** The steps of a run depend on each other: after one fails, the rest are skipped (saying which failed). */

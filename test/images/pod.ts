@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '@simrs/platform/testing';
-import { containerEnv, lastLines, run, RUN_FLAGS } from '../../scripts/lib/containers.ts';
+import { containerEnv, imageRef, lastLines, run, RUN_FLAGS } from '../../scripts/lib/containers.ts';
 import type { ImageService } from '../../scripts/lib/containers.ts';
 
 /** From the host's point of view inside a slirp4netns network with allow_host_loopback. */
@@ -104,6 +104,28 @@ export function migrateCommand(chart: ChartRuntime, service: 'identity' | 'recor
 }
 
 export const envFlags = (env: Record<string, string>) => Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
+
+/** One-off containers of a run, each of an image with the chart's securityContext, `command` as a pod spec's `command:`. */
+export function oneOffs(e2e: Run, chart: ChartRuntime) {
+  return (service: ImageService, name: string, command: string[], env: Record<string, string>, timeoutMs: number, network = 'none') =>
+    run(
+      'podman',
+      [
+        'run',
+        '--rm',
+        '--name',
+        e2e.name(name),
+        ...e2e.labels,
+        '--network',
+        network,
+        ...securityFlags(chart),
+        ...envFlags(env),
+        imageRef(service),
+        ...command,
+      ],
+      { timeoutMs, what: `${imageRef(service)} ${command.join(' ').slice(0, 40)}` },
+    );
+}
 
 export class Run {
   readonly id: string;
