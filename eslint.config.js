@@ -11,6 +11,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': ['error', { allow: ['error', 'warn'] }],
+      // At most 400 lines a file, counting every line: blank lines and comments are read too.
+      'max-lines': ['error', { max: 400 }],
     },
   },
   {
