@@ -36,12 +36,19 @@ const LANE_THREAD = new URL(`./bulk-lane-thread${import.meta.url.endsWith('.ts')
 
 /**
  * A lane's heap. A page's rows and resources are young garbage and its text is outside the heap, so
- * the old generation holds little more than the code; a small young generation is collected often,
- * and with it the buffers of pages already written. (The process's own young generation
- * would be the lane's too, but for workerWithOwnYoungGeneration: V8's --max-semi-space-size, which the
- * services run with, otherwise overrides a worker's limit.)
+ * the old generation holds little more than the code. The lanes share one young-generation budget:
+ * a lane alone gets all of it, where a scavenge is rarer and the lane maps more rows for its CPU; more
+ * lanes split it, down to a floor, so that their peak stays within the pod's memory. (The process's
+ * own young generation would be each lane's, but for workerWithOwnYoungGeneration: V8's
+ * --max-semi-space-size, which the services run with, otherwise overrides a worker's limit.)
  */
-const LANE_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 };
+const LANES_YOUNG_GENERATION_MB = 32;
+const LANE_YOUNG_GENERATION_FLOOR_MB = 8;
+
+function laneLimits(lanes: number): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
+  const young = Math.max(LANE_YOUNG_GENERATION_FLOOR_MB, Math.floor(LANES_YOUNG_GENERATION_MB / Math.max(1, lanes)));
+  return { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: young };
+}
 
 /** A job that failed on the server: the client is told to start again, not what broke. */
 const FAILED = 'the export failed on the server; start a new one';
@@ -57,7 +64,7 @@ async function finish(q: Querier, jobId: string, ttlSeconds: number, error?: str
 /** Runs one lane on a thread of its own (kept in `threads` while it lives); its result (a thread that died says so as a failure). */
 function runLane(task: LaneTask, opts: ExportWorkerOptions, threads: Set<Worker>, stopping: boolean): Promise<LaneResult> {
   const data: LaneThreadData = { task, databaseUrl: opts.databaseUrl, statementTimeoutMs: opts.statementTimeoutMs };
-  const thread = workerWithOwnYoungGeneration(LANE_THREAD, { workerData: data, resourceLimits: LANE_LIMITS });
+  const thread = workerWithOwnYoungGeneration(LANE_THREAD, { workerData: data, resourceLimits: laneLimits(opts.lanes) });
   threads.add(thread);
   if (stopping) thread.postMessage('stop');
   return new Promise((resolve) => {
