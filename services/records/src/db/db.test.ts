@@ -10,6 +10,8 @@ test('timestamptz text becomes the ISO string a Date would give, without a Date'
     '2026-01-02 03:04:05.678901+00',
     '2026-01-02 03:04:05.6789+00',
     '2026-01-02 03:04:05.5+00',
+    '2026-01-02 03:04:05.05+00',
+    '2026-01-02 03:04:05.00012+00',
     '2026-01-02 03:04:05+00',
     '1999-12-31 23:59:59.999999+00',
     '2026-01-02 10:04:05.123+07', // not UTC: through a Date
@@ -23,4 +25,6 @@ test('timestamptz text becomes the ISO string a Date would give, without a Date'
     assert.equal(isoTimestamp(text), viaDate(text), text);
   }
   assert.equal(isoTimestamp('2026-01-02 03:04:05.678901+00'), '2026-01-02T03:04:05.678Z');
+  assert.equal(isoTimestamp('2026-01-02 03:04:05+00'), '2026-01-02T03:04:05.000Z');
+  assert.equal(isoTimestamp('2026-01-02 03:04:05.6+00'), '2026-01-02T03:04:05.600Z');
 });

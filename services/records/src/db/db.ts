@@ -27,10 +27,14 @@ const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID);
  * Date per value; anything else (years past 9999, BC) goes through a Date.
  */
 export function isoTimestamp(text: string): string {
-  // The usual case, microseconds given in full ('2026-01-02 03:04:05.678901+00'): cut and joined, no
-  // regular expression (a page of patients has three timestamps a row).
-  if (text.length === 29 && text.charCodeAt(4) === 45 && text.charCodeAt(10) === 32 && text.charCodeAt(19) === 46 && text.endsWith('+00'))
-    return `${text.slice(0, 10)}T${text.slice(11, 23)}Z`;
+  // The usual cases, cut and joined without a regular expression: whole seconds ('2026-01-02
+  // 03:04:05+00') or a fraction of one to six digits (Postgres drops its trailing zeros).
+  const n = text.length;
+  if (n >= 22 && n <= 29 && text.charCodeAt(4) === 45 && text.charCodeAt(10) === 32 && text.endsWith('+00')) {
+    if (n === 22) return `${text.slice(0, 10)}T${text.slice(11, 19)}.000Z`;
+    if (text.charCodeAt(19) === 46)
+      return `${text.slice(0, 10)}T${text.slice(11, 19)}.${text.slice(20, Math.min(n - 3, 23)).padEnd(3, '0')}Z`;
+  }
   const m = UTC_TEXT.exec(text);
   if (!m) return (parseTimestamptz(text) as Date).toISOString();
   return `${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
