@@ -1,4 +1,4 @@
-// records' preload (instrumentation.ts) runs in every worker thread started from a file, as the
+// records' preload (src/instrumentation.ts) runs in every worker thread started from a file, as the
 // export's lanes are: the telemetry it starts must be the main thread's alone.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const PRELOAD = fileURLToPath(new URL('./instrumentation.ts', import.meta.url));
+const PRELOAD = fileURLToPath(new URL('../instrumentation.ts', import.meta.url));
 // Where @opentelemetry/api keeps the providers an SDK registers (its global, by API major version).
 const OTEL_GLOBAL = "Symbol.for('opentelemetry.js.api.1')";
 
