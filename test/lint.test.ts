@@ -1,5 +1,6 @@
-// The lint rules that keep functions short hold: the repository's own ESLint config rejects a source
-// function over 80 lines or with a complexity over 20, and lets tests be as long as they need.
+// The lint rules that keep files and functions short hold: the repository's own ESLint config rejects
+// any file over 400 lines (tests too, every line counted), and a source function over 80 lines or with
+// a complexity over 20, which tests may have.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ESLint } from 'eslint';
@@ -23,6 +24,20 @@ async function rulesHit(code: string, filePath: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: `${repoRoot}/${filePath}` });
   return result!.messages.map((m) => m.ruleId ?? m.message);
 }
+
+/** A module of `lines` lines, `blank` of them empty and `comments` of them comments. */
+function fileOf(lines: number, blank = 0, comments = 0): string {
+  const code = Array.from({ length: lines - blank - comments }, (_, i) => `export const n${i} = ${i};`);
+  return [...Array<string>(comments).fill('// a note'), ...Array<string>(blank).fill(''), ...code].join('\n') + '\n';
+}
+
+test('a file over 400 lines is a lint error, tests and test support included, every line counted', async () => {
+  for (const path of ['services/records/src/fhir/long.ts', 'test/long.test.ts', 'test/support/long.ts']) {
+    assert.deepEqual(await rulesHit(fileOf(400), path), [], path);
+    assert.deepEqual(await rulesHit(fileOf(401), path), ['max-lines'], path);
+    assert.deepEqual(await rulesHit(fileOf(401, 10, 10), path), ['max-lines'], `${path}: blank lines and comments count`);
+  }
+});
 
 test('the generated functions are the sizes they claim', () => {
   assert.equal(longFunction(81).trimEnd().split('\n').length, 81);
