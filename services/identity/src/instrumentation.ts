@@ -1,3 +1,3 @@
-import { startTelemetry } from '@simrs/platform/telemetry';
+import { startTelemetryInMainThread } from '@simrs/platform/telemetry-preload';
 
-await startTelemetry('identity');
+await startTelemetryInMainThread('identity');

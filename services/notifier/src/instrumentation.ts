@@ -1,4 +1,4 @@
 // Loaded with `node --import ./src/instrumentation.ts` before the application (see DESIGN.md).
-import { startTelemetry } from '@simrs/platform/telemetry';
+import { startTelemetryInMainThread } from '@simrs/platform/telemetry-preload';
 
-await startTelemetry('notifier');
+await startTelemetryInMainThread('notifier');

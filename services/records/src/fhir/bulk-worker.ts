@@ -46,7 +46,7 @@ const LANES_YOUNG_GENERATION_MB = 32;
 const LANE_YOUNG_GENERATION_FLOOR_MB = 8;
 
 function laneLimits(lanes: number): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
-  const young = Math.max(LANE_YOUNG_GENERATION_FLOOR_MB, Math.floor(LANES_YOUNG_GENERATION_MB / Math.max(1, lanes)));
+  const young = Math.max(LANE_YOUNG_GENERATION_FLOOR_MB, Math.floor(LANES_YOUNG_GENERATION_MB / lanes));
   return { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: young };
 }
 
