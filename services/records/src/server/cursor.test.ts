@@ -44,3 +44,21 @@ test('the same page end gets the same token; another tenant, listing or key its 
   assert.equal(new Set([token, ...others]).size, 5);
   assert.throws(() => c.open(token, 'pasien.rm', 'rs-lain'), TRPCError, 'a remembered token is still bound to its tenant');
 });
+
+test('only the exact token opens: a character added, or another spelling of the same bytes, is refused', () => {
+  // base64url decoders skip a lone trailing character and ignore the unused low bits of the last one,
+  // so without a check a changed token could still open as the cursor it was made from.
+  for (let n = 0; n < 12; n++) {
+    const token = c.seal('pasien.nama', 'rs-demo', ['x'.repeat(n)]);
+    assert.deepEqual(c.open(token, 'pasien.nama', 'rs-demo'), ['x'.repeat(n)]);
+    for (const changed of [`${token}x`, `${token}A`, `${token}=`, `${token}==`, ` ${token}`])
+      assert.throws(() => c.open(changed, 'pasien.nama', 'rs-demo'), TRPCError, `${n}: ${changed.length - token.length} added`);
+    const last = token.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (const other of alphabet) {
+      const respelled = token.slice(0, -1) + other;
+      if (other === last || !Buffer.from(respelled, 'base64url').equals(Buffer.from(token, 'base64url'))) continue;
+      assert.throws(() => c.open(respelled, 'pasien.nama', 'rs-demo'), TRPCError, `${n}: ${last} spelled ${other}`);
+    }
+  }
+});
