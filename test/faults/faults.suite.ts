@@ -320,8 +320,8 @@ before(async () => {
     },
     gateway: { RATE_LIMIT_PER_MINUTE: '10000000', CREDENTIAL_FAILURES_PER_MINUTE: '1000000', LOG_LEVEL: 'warn' },
     records: { LOG_LEVEL: 'warn' },
-    // A message whose notifier died mid-send is taken up again after its lease: 20 s here, not 60; the
-    // worker retries recording a send for half the lease, longer than Postgres is away.
+    // A message whose notifier died mid-send is taken up again after its lease: 20 s here, not 60. A
+    // send answered while Postgres is away is recorded when it returns, however long that takes.
     notifier: { LOG_LEVEL: 'warn', MAIL_POLL_MS: '100', SMTP_TIMEOUT_MS: '5000', MAIL_LEASE_MS: '20000' },
   });
   await seedUsers(f.stack, [

@@ -10,6 +10,8 @@ import { databaseUrl, ensureDatabase } from '../db.ts';
 import { SERVICE_ENV, serviceArgs } from '../runtime.ts';
 
 export { freePort, portLockDir, portWindow, reservePort } from './ports.ts';
+export { startRelay } from './relay.ts';
+export type { Relay } from './relay.ts';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 

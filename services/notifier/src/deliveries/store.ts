@@ -86,13 +86,20 @@ export async function findDelivery(pool: Pool, by: { id: string } | { idempotenc
  * lease ran out (their worker died). SKIP LOCKED lets replicas claim side by side without waiting
  * on each other or taking the same row; the attempt is counted here, before the send, so a message
  * that crashes its worker still runs out of attempts. A row taken over from a lost worker is marked
- * `resumed`: that worker may have died after the peer's 250 (see worker.ts).
+ * `resumed`: that worker may have died after the peer's 250 (see worker.ts). `skip` names rows the
+ * caller is still handling itself, and `takeOver: false` leaves every run-out lease alone for now.
  */
-export async function claim(pool: Pool, limit: number, leaseMs: number): Promise<Claimed[]> {
+export async function claim(
+  pool: Pool,
+  limit: number,
+  leaseMs: number,
+  { skip = [], takeOver = true }: { skip?: string[]; takeOver?: boolean } = {},
+): Promise<Claimed[]> {
   const { rows } = await pool.query<Claimed>(
     `with due as (
        select id, state = 'sending' as resumed from deliveries
        where state in ('queued', 'sending') and next_attempt_at <= now()
+         and (state = 'queued' or $3) and id <> all($4::uuid[])
        order by next_attempt_at
        limit $1
        for update skip locked
@@ -102,7 +109,7 @@ export async function claim(pool: Pool, limit: number, leaseMs: number): Promise
             next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), updated_at = now()
        from due where d.id = due.id
      returning d.*, due.resumed`,
-    [limit, leaseMs],
+    [limit, leaseMs, takeOver, skip],
   );
   return rows;
 }

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { createPool, migrate } from '@simrs/platform/db';
 import type { Pool } from '@simrs/platform/db';
 import { createLogger } from '@simrs/platform/logger';
-import { throwawayDatabase, waitFor } from '@simrs/platform/testing';
+import { startRelay, throwawayDatabase, waitFor } from '@simrs/platform/testing';
 import { migrationsDir } from '../db/index.ts';
 import type { OutgoingMail, Send } from '../mail/index.ts';
 import { createMetrics } from '../server/index.ts';
@@ -14,7 +14,7 @@ import { claim, enqueue, findDelivery, stats } from './store.ts';
 import type { ValidMessage } from './validation.ts';
 import { createWorker } from './worker.ts';
 
-const log = createLogger('test', 'silent');
+const log = createLogger('test', (process.env.TEST_LOG as 'silent') ?? 'silent');
 
 const message = (key: string, validUntil: Date | null = null): ValidMessage => ({
   idempotencyKey: key,
@@ -40,9 +40,9 @@ describe('delivery worker', { timeout: 60_000 }, () => {
     await db.drop();
   });
 
-  function worker(send: Send, maxAttempts = 3) {
+  function worker(send: Send, maxAttempts = 3, via = pool) {
     return createWorker({
-      pool,
+      pool: via,
       send,
       log,
       metrics: createMetrics(() => stats(pool)),
@@ -141,4 +141,40 @@ describe('delivery worker', { timeout: 60_000 }, () => {
     assert.equal(d?.attempts, 1);
     assert.match(d?.last_error ?? '', /EABORT/);
   });
+
+  // The database goes away just after the peer's 250 and stays away longer than the lease (a failover,
+  // a restart in crash recovery). The mail is out, so it may only ever be recorded as sent: not put back
+  // for a retry, and not taken over when the store returns, by its own worker or by another replica.
+  for (const replicas of [1, 2]) {
+    test(`the database away longer than the lease right after a 250: recorded when it returns, never sent twice (${replicas} replica${replicas > 1 ? 's' : ''})`, async () => {
+      const relay = await startRelay(db.url);
+      const pools = Array.from({ length: replicas }, () => createPool(relay.url, { connectionTimeoutMillis: 500 }));
+      const sent: string[] = []; // delivery ids, one per send
+      const send: Send = async (mail) => {
+        if (sent.push(mail.deliveryId) === 1) relay.down();
+        return { response: '250 ok' };
+      };
+      const workers = pools.map((p) => worker(send, 3, p));
+      try {
+        const { id } = await enqueue(pool, message(`away-${replicas}`), 'simrs.example', null);
+        workers[0]!.start();
+        await waitFor('the first send', async () => sent.length > 0);
+        workers.slice(1).forEach((w) => w.start());
+        await new Promise((r) => setTimeout(r, 1_000)); // five leases
+        relay.up();
+        await waitFor('sent', async () => (await findDelivery(pool, { id }))?.state === 'sent');
+        await new Promise((r) => setTimeout(r, 500));
+        assert.deepEqual(
+          sent.filter((d) => d === id),
+          [id],
+        );
+        assert.equal(new Set(sent).size, sent.length, 'no message sent twice');
+        assert.equal((await findDelivery(pool, { id }))?.attempts, 1);
+      } finally {
+        await Promise.all(workers.map((w) => w.stop(100)));
+        await Promise.all(pools.map((p) => p.end()));
+        await relay.stop();
+      }
+    });
+  }
 });

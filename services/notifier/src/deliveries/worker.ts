@@ -6,24 +6,30 @@
 // next_attempt_at) before the SMTP conversation starts, and marked 'sent' by the very next statement
 // after the peer's 250. A worker that dies anywhere before the 250 leaves a lease that runs out, and
 // the message is sent by whoever claims it next: no loss, and the peer never had the message, so no
-// duplicate. A worker that dies (or loses the database) in the few milliseconds between the 250 and
-// that UPDATE cannot be told apart from one that died before it: the message is sent again when the
-// lease runs out (at least once beats at most once for sign-in mail); its successor counts and logs
-// the take-over (`notifier.send.resumed`). SMTP has no way to ask a relay "did you get this?", so this
-// window can be made short but not closed (RFC 1047); the fault suite measures it apart from every
-// other duplicate, which must not happen at all. A worker that is alive keeps
-// its lease for as long as its send runs (renewed every third of the lease), so a slow peer or a loaded
-// machine never lets a second replica send the same message. To keep that window small the
-// "sent" update is the only thing between the two, and is retried for as long as the lease lasts if
-// the database blips; and every attempt carries the same Message-ID, so mail systems (and the test
-// peer) can recognise the repeat.
+// duplicate. A worker that dies in the few milliseconds between the 250 and that UPDATE cannot be told
+// apart from one that died before it: the message is sent again when the lease runs out (at least once
+// beats at most once for sign-in mail); its successor counts and logs the take-over
+// (`notifier.send.resumed`). SMTP has no way to ask a relay "did you get this?", so this window can be
+// made short but not closed (RFC 1047); the fault suite measures it apart from every other duplicate,
+// which must not happen at all. The same message also carries the same Message-ID, so mail systems
+// (and the test peer) can recognise the repeat.
+//
+// A worker that is alive keeps its lease for as long as its send and the recording of its outcome run
+// (renewed every third of the lease), so a slow peer or a loaded machine never lets a second replica
+// send the same message. A database that goes away after the 250 is waited out: the mail is out, so it
+// is only ever recorded as sent, retried until the store answers, never put back for a retry. While
+// the store is away no lease can be renewed, so leases run out that belong to live workers: a worker
+// never claims a message it is still handling itself, and after the store was unreachable it takes
+// over run-out leases only once the store has been back for half a lease, time for their live holders
+// to record or renew them.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { context, propagation, trace, SpanStatusCode, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Context, Span } from '@opentelemetry/api';
 import type { Pool } from '@simrs/platform/db';
 import type { Logger } from '@simrs/platform/logger';
 import { untraced } from '../db/index.ts';
 import { render } from '../mail/index.ts';
-import type { OutgoingMail, Send } from '../mail/index.ts';
+import type { OutgoingMail, Send, SendResult } from '../mail/index.ts';
 import { backoffMs, classify } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
 import { claim, markDead, markRetry, markSent, purge, renewLease } from './store.ts';
@@ -101,17 +107,21 @@ function createAlarm() {
   };
 }
 
-/** Retries a store write a few times within the lease: used for the write that follows a 250. */
-async function persist({ leaseMs, log }: WorkerOptions, what: string, write: () => Promise<unknown>): Promise<void> {
-  const deadline = Date.now() + leaseMs / 2;
-  for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
+/**
+ * Records a peer's 250. The mail is out, so this write is retried until the store answers (briefly
+ * apart, so that it lands before anyone may take the lease over); only a worker stopping for good gives
+ * up, and then the message is the one RFC 1047 duplicate.
+ */
+async function recordSent({ pool, leaseMs, log }: WorkerOptions, d: Claimed, signal: AbortSignal): Promise<void> {
+  const longest = Math.min(1_000, Math.max(10, Math.floor(leaseMs / 10)));
+  for (let wait = Math.min(50, longest), failures = 0; ; wait = Math.min(wait * 2, longest), failures++) {
     try {
-      await write();
-      return;
+      return await markSent(pool, d);
     } catch (err) {
-      if (Date.now() + wait > deadline) throw err;
-      log.warn({ err: { message: (err as Error).message }, step: what }, 'store write failed, retrying');
-      await new Promise((r) => setTimeout(r, wait));
+      if (failures === 0)
+        log.warn({ err: { message: (err as Error).message }, delivery_id: d.id }, 'cannot record a sent message yet, retrying');
+      if (signal.aborted) throw err;
+      await sleep(wait, undefined, { signal }).catch(() => {});
     }
   }
 }
@@ -181,14 +191,17 @@ async function sendOnce(opts: WorkerOptions, d: Claimed, mail: OutgoingMail, sig
   const started = performance.now();
   const releaseLease = holdLease(opts, d);
   try {
-    const result = await opts.send(mail, signal).finally(releaseLease);
-    opts.metrics.sendDuration((performance.now() - started) / 1000);
-    await persist(opts, 'mark sent', () => markSent(opts.pool, d));
+    let result: SendResult;
+    try {
+      result = await opts.send(mail, signal).finally(() => opts.metrics.sendDuration((performance.now() - started) / 1000));
+    } catch (err) {
+      return await recordFailure(opts, d, span, err);
+    }
+    await recordSent(opts, d, signal);
     opts.metrics.attempt('sent');
     opts.log.info({ delivery_id: d.id, template: d.template, attempts: d.attempts, smtp: result.response.slice(0, 3) }, 'message sent');
-  } catch (err) {
-    opts.metrics.sendDuration((performance.now() - started) / 1000);
-    await recordFailure(opts, d, span, err);
+  } finally {
+    releaseLease();
   }
 }
 
@@ -212,54 +225,63 @@ async function deliver(opts: WorkerOptions, d: Claimed, signal: AbortSignal): Pr
 }
 
 /** Waits up to `graceMs` for the sends in flight, then aborts those still running and waits for them. */
-async function drain(inFlight: Set<Promise<void>>, graceMs: number, abort: AbortController, log: Logger): Promise<void> {
+async function drain(inFlight: Map<string, Promise<void>>, graceMs: number, abort: AbortController, log: Logger): Promise<void> {
   if (inFlight.size === 0) return;
   let timer: NodeJS.Timeout | undefined;
   const graceOver = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
-  await Promise.race([Promise.all(inFlight), graceOver]);
+  await Promise.race([Promise.all(inFlight.values()), graceOver]);
   clearTimeout(timer);
   if (inFlight.size > 0) {
     log.warn({ in_flight: inFlight.size }, 'aborting sends still in flight');
     abort.abort(new Error('notifier shutting down'));
-    await Promise.all(inFlight);
+    await Promise.all(inFlight.values());
   }
 }
 
 export function createWorker(opts: WorkerOptions): Worker {
   const { pool, log } = opts;
-  const inFlight = new Set<Promise<void>>();
+  /** The sends this worker is handling, by delivery id. */
+  const inFlight = new Map<string, Promise<void>>();
   const abort = new AbortController();
   const alarm = createAlarm();
   let stopping = false;
   let loop: Promise<void> | undefined;
   let storeDown = false;
+  /** When run-out leases may be taken over again; later than now for half a lease after the store was away. */
+  let takeOverFrom = 0;
   let nextPurge = Date.now() + Math.random() * 60_000;
 
   function track(d: Claimed): void {
     const job = deliver(opts, d, abort.signal)
       .catch((err: unknown) => {
-        // The store failed while recording an outcome: the lease runs out and the message is retried.
+        // The store failed while recording a failed send, or a stop gave up recording a 250: the lease
+        // runs out and the message is tried again.
         log.error({ err: { message: (err as Error).message }, delivery_id: d.id }, 'could not record the outcome of a send');
       })
       .finally(() => {
-        inFlight.delete(job);
+        inFlight.delete(d.id);
         alarm.wake();
       });
-    inFlight.add(job);
+    inFlight.set(d.id, job);
   }
 
   /** Claims up to `free` due messages and starts sending them; how many it claimed. */
   async function claimDue(free: number): Promise<number> {
     try {
       // Rows claimed while stop() was called are still delivered: stop() waits for them.
-      const due = await untraced(() => claim(pool, free, opts.leaseMs));
+      const takeOver = Date.now() >= takeOverFrom;
+      const due = await untraced(() => claim(pool, free, opts.leaseMs, { skip: [...inFlight.keys()], takeOver }));
       for (const d of due) track(d);
-      if (storeDown) log.info('message store reachable again');
+      if (storeDown) {
+        log.info('message store reachable again');
+        takeOverFrom = Date.now() + opts.leaseMs / 2;
+      }
       storeDown = false;
       return due.length;
     } catch (err) {
       if (!storeDown) log.warn({ err: { message: (err as Error).message } }, 'cannot claim messages: store unreachable');
       storeDown = true;
+      takeOverFrom = Infinity;
       return 0;
     }
   }

@@ -6,56 +6,14 @@
 //   (a 503 with Retry-After at the surfaces) and the row is there once, not twice;
 // - a read is sent again after any unavailability.
 import assert from 'node:assert/strict';
-import { connect, createServer } from 'node:net';
-import type { Server, Socket } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type pg from 'pg';
-import { freePort } from '@simrs/platform/testing';
+import { startRelay } from '@simrs/platform/testing';
+import type { Relay } from '@simrs/platform/testing';
 import type { Pool } from '@simrs/platform/db';
 import { migratedDatabase } from '../testing/index.ts';
 import type { MigratedDatabase } from '../testing/index.ts';
 import { createAppPool, isUnavailable, tenantDb } from './index.ts';
-
-interface Relay {
-  url: string;
-  /** Connections the relay has accepted, refused ones included. */
-  connections: number;
-  refuseNext(count: number): void;
-  cutAll(): void;
-  stop(): Promise<void>;
-}
-
-async function startRelay(target: URL): Promise<Relay> {
-  const sockets = new Set<Socket>();
-  let refusals = 0;
-  const relay = { connections: 0 } as Relay;
-  const server: Server = createServer((client) => {
-    relay.connections++;
-    if (refusals > 0) {
-      refusals--;
-      client.destroy();
-      return;
-    }
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.once('close', () => sockets.delete(s));
-      s.on('error', () => (client.destroy(), upstream.destroy()));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
-  return Object.assign(relay, {
-    url: url.toString(),
-    refuseNext: (count: number) => void (refusals = count),
-    cutAll: () => sockets.forEach((s) => s.destroy()),
-    stop: () => new Promise<void>((resolve) => (sockets.forEach((s) => s.destroy()), server.close(() => resolve()))),
-  });
-}
 
 describe('one more try when the database was away', () => {
   let db: MigratedDatabase;
@@ -69,7 +27,7 @@ describe('one more try when the database was away', () => {
     owner = db.owner;
     await owner.query('create table records.retry_probe (n int not null)');
     await owner.query('grant select, insert on records.retry_probe to records_app');
-    relay = await startRelay(new URL(db.appUrl));
+    relay = await startRelay(db.appUrl);
     pool = createAppPool(relay.url, { max: 1, statementTimeoutMs: 5_000 });
   });
   after(async () => {

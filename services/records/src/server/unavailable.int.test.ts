@@ -2,38 +2,13 @@
 // recover when it returns. And records refuses to start as a role that could read across tenants.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer, connect } from 'node:net';
-import type { Server, Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { freePort, startService, throwawayDatabase, waitFor, waitForReady } from '@simrs/platform/testing';
+import { freePort, startRelay, startService, throwawayDatabase, waitFor, waitForReady } from '@simrs/platform/testing';
+import type { Relay } from '@simrs/platform/testing';
 import { signPrincipal } from '@simrs/contracts/principal';
 import { appUrlFor, assertEnvelope, dataOf, newPasien } from '../testing/index.ts';
 import type { Reply } from '../testing/index.ts';
-
-/** A TCP relay to Postgres that the test can cut and restore. */
-function relay(targetPort: number) {
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  return {
-    async open(port: number) {
-      server = createServer((client) => {
-        const upstream = connect(targetPort, '127.0.0.1');
-        sockets.add(client).add(upstream);
-        client.pipe(upstream).pipe(client);
-        const drop = () => (client.destroy(), upstream.destroy(), sockets.delete(client), sockets.delete(upstream));
-        client.on('error', drop).on('close', drop);
-        upstream.on('error', drop).on('close', drop);
-      });
-      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
-    },
-    async cut() {
-      for (const s of sockets) s.destroy();
-      sockets.clear();
-      await new Promise((resolve) => server?.close(resolve));
-    },
-  };
-}
 
 describe('database unavailable', () => {
   const cleanup: (() => Promise<unknown>)[] = [];
@@ -43,25 +18,19 @@ describe('database unavailable', () => {
 
   let url: string;
   let principal: string;
-  let proxy: ReturnType<typeof relay>;
-  let proxyPort: number;
+  let proxy: Relay;
 
   before(async () => {
     const db = await throwawayDatabase('records_down');
     cleanup.push(() => db.drop());
-    const direct = new URL(db.url);
-    proxyPort = await freePort();
-    proxy = relay(Number(direct.port || 5432));
-    await proxy.open(proxyPort);
-    cleanup.push(() => proxy.cut());
-    const viaProxy = new URL(appUrlFor(db.url));
-    viaProxy.host = `127.0.0.1:${proxyPort}`;
+    proxy = await startRelay(appUrlFor(db.url));
+    cleanup.push(() => proxy.stop());
     const port = await freePort();
     const secret = randomBytes(32).toString('hex');
     const proc = startService('records', 'services/records', {
       HOST: '127.0.0.1',
       HTTP_PORT: String(port),
-      DATABASE_URL: viaProxy.toString(),
+      DATABASE_URL: proxy.url,
       MIGRATION_DATABASE_URL: db.url,
       PRINCIPAL_SECRET: secret,
       LOG_LEVEL: 'error',
@@ -92,7 +61,7 @@ describe('database unavailable', () => {
   test('503 quickly while Postgres is away, readiness false, and back to normal after', async () => {
     dataOf(await create(1));
     dataOf(await list());
-    await proxy.cut();
+    proxy.down();
     const t0 = Date.now();
     const e = assertEnvelope(await list(), 503, 'SERVICE_UNAVAILABLE');
     assert.doesNotMatch(e.message, /ECONN|postgres:|at /, 'no internals in the message');
@@ -102,7 +71,7 @@ describe('database unavailable', () => {
     assert.ok(Date.now() - t0 < 8_000, `answered in ${Date.now() - t0} ms`);
     assert.equal((await fetch(`${url}/readyz`)).status, 503);
     assert.equal((await fetch(`${url}/healthz`)).status, 200, 'alive all along');
-    await proxy.open(proxyPort);
+    proxy.up();
     await waitFor('records to recover', async () => (await list()).status === 200, 15_000);
     assert.equal((await fetch(`${url}/readyz`)).status, 200);
     dataOf(await create(3));
