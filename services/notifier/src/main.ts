@@ -20,14 +20,23 @@ const cfg = config();
 const log = createLogger('notifier', cfg.logLevel);
 handleSignals(log);
 
-const pool = createPool(cfg.databaseUrl, { max: cfg.concurrency + 4 });
-try {
-  if (cfg.migrateOnStart) await migrate(pool, migrationsDir, log);
-} catch (err) {
-  log.fatal({ err: { message: (err as Error).message } }, 'cannot migrate the message store');
-  await pool.end().catch(() => {});
-  process.exit(1);
+if (cfg.migrateOnStart) {
+  const migrations = createPool(cfg.databaseUrl, { max: 1 });
+  const failed = await migrate(migrations, migrationsDir, log).then(
+    () => undefined,
+    (err: unknown) => err as Error,
+  );
+  await migrations.end().catch(() => {});
+  if (failed) {
+    log.fatal({ err: { message: failed.message } }, 'cannot migrate the message store');
+    process.exit(1);
+  }
 }
+// Every statement of the store takes milliseconds (a migration, above, may take longer). A connection
+// whose server vanished without a reset (a failover that drops packets) would hold a statement for
+// minutes; the timeout ends it, the pool drops that connection, and the worker's retry goes out on a
+// fresh one, well within the half lease in which a sent message's record must land.
+const pool = createPool(cfg.databaseUrl, { max: cfg.concurrency + 4, query_timeout: 5_000 });
 
 const from = parseAddress(cfg.from)!;
 observePgPool('notifier', pool);

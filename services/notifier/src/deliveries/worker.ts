@@ -17,11 +17,12 @@
 // A worker that is alive keeps its lease for as long as its send and the recording of its outcome run
 // (renewed every third of the lease), so a slow peer or a loaded machine never lets a second replica
 // send the same message. A database that goes away after the 250 is waited out: the mail is out, so it
-// is only ever recorded as sent, retried until the store answers, never put back for a retry. While
-// the store is away no lease can be renewed, so leases run out that belong to live workers: a worker
-// never claims a message it is still handling itself, and after the store was unreachable it takes
-// over run-out leases only once the store has been back for half a lease, time for their live holders
-// to record or renew them.
+// is only ever recorded as sent, retried until the store answers (or the worker stops for good: then
+// it is the duplicate above), never put back for a retry. While the store is away no lease can be
+// renewed, so leases run out that belong to live workers: a worker never claims a message it is still
+// handling itself, and after any of its store calls failed, or when it has just started (perhaps
+// during an outage), it takes over run-out leases only once the store has answered it for half a
+// lease, time for their live holders to record or renew them.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { context, propagation, trace, SpanStatusCode, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Context, Span } from '@opentelemetry/api';
@@ -63,8 +64,17 @@ export interface Worker {
   start(): void;
   /** Asks for a claim now (a message was just queued) instead of at the next poll. */
   wake(): void;
-  /** Stops claiming; waits up to `graceMs` for sends in flight, then aborts them (they are retried). */
+  /**
+   * Stops claiming; waits up to `graceMs` for sends in flight, then aborts them: a send cut short is
+   * tried again later, and one whose 250 could not be recorded yet is sent again (RFC 1047).
+   */
   stop(graceMs?: number): Promise<void>;
+}
+
+/** The options as a running worker's sends see them, with the way to tell it a store call failed. */
+interface Running extends WorkerOptions {
+  /** Holds off every take-over of a run-out lease until the store has answered a claim for half a lease. */
+  storeFailed(): void;
 }
 
 const tracer = trace.getTracer('simrs-notifier');
@@ -112,12 +122,13 @@ function createAlarm() {
  * apart, so that it lands before anyone may take the lease over); only a worker stopping for good gives
  * up, and then the message is the one RFC 1047 duplicate.
  */
-async function recordSent({ pool, leaseMs, log }: WorkerOptions, d: Claimed, signal: AbortSignal): Promise<void> {
+async function recordSent({ pool, leaseMs, log, storeFailed }: Running, d: Claimed, signal: AbortSignal): Promise<void> {
   const longest = Math.min(1_000, Math.max(10, Math.floor(leaseMs / 10)));
   for (let wait = Math.min(50, longest), failures = 0; ; wait = Math.min(wait * 2, longest), failures++) {
     try {
       return await markSent(pool, d);
     } catch (err) {
+      storeFailed();
       if (failures === 0)
         log.warn({ err: { message: (err as Error).message }, delivery_id: d.id }, 'cannot record a sent message yet, retrying');
       if (signal.aborted) throw err;
@@ -163,11 +174,11 @@ function renderMail(d: Claimed): OutgoingMail {
   };
 }
 
-/** Renews the lease every third of it while a send runs; returns the function that stops renewing. */
-function holdLease({ pool, leaseMs }: WorkerOptions, d: Claimed): () => void {
+/** Renews the lease every third of it while a send and its record run; returns the function that stops renewing. */
+function holdLease({ pool, leaseMs, storeFailed }: Running, d: Claimed): () => void {
   const renewal = setInterval(
     () => {
-      untraced(() => renewLease(pool, d, leaseMs)).catch(() => {});
+      untraced(() => renewLease(pool, d, leaseMs)).catch(storeFailed);
     },
     Math.max(10, Math.floor(leaseMs / 3)),
   );
@@ -187,7 +198,7 @@ async function recordFailure(opts: WorkerOptions, d: Claimed, span: Span, err: u
 }
 
 /** One SMTP attempt under the lease, and its outcome recorded. */
-async function sendOnce(opts: WorkerOptions, d: Claimed, mail: OutgoingMail, signal: AbortSignal, span: Span): Promise<void> {
+async function sendOnce(opts: Running, d: Claimed, mail: OutgoingMail, signal: AbortSignal, span: Span): Promise<void> {
   const started = performance.now();
   const releaseLease = holdLease(opts, d);
   try {
@@ -205,7 +216,7 @@ async function sendOnce(opts: WorkerOptions, d: Claimed, mail: OutgoingMail, sig
   }
 }
 
-async function deliver(opts: WorkerOptions, d: Claimed, signal: AbortSignal): Promise<void> {
+async function deliver(opts: Running, d: Claimed, signal: AbortSignal): Promise<void> {
   const refusal = whyNotSend(opts, d);
   if (refusal) return deadLetter(opts, d, ...refusal);
   if (d.resumed) noteTakeOver(opts, d);
@@ -247,13 +258,18 @@ export function createWorker(opts: WorkerOptions): Worker {
   let stopping = false;
   let loop: Promise<void> | undefined;
   let storeDown = false;
-  /** When run-out leases may be taken over again; later than now for half a lease after the store was away. */
-  let takeOverFrom = 0;
+  /**
+   * When run-out leases may be taken over: half a lease after the first claim the store answered
+   * since the last failed store call, or since start (Infinity until then).
+   */
+  let takeOverFrom = Infinity;
+  const running: Running = { ...opts, storeFailed: () => void (takeOverFrom = Infinity) };
   let nextPurge = Date.now() + Math.random() * 60_000;
 
   function track(d: Claimed): void {
-    const job = deliver(opts, d, abort.signal)
+    const job = deliver(running, d, abort.signal)
       .catch((err: unknown) => {
+        running.storeFailed();
         // The store failed while recording a failed send, or a stop gave up recording a 250: the lease
         // runs out and the message is tried again.
         log.error({ err: { message: (err as Error).message }, delivery_id: d.id }, 'could not record the outcome of a send');
@@ -272,16 +288,14 @@ export function createWorker(opts: WorkerOptions): Worker {
       const takeOver = Date.now() >= takeOverFrom;
       const due = await untraced(() => claim(pool, free, opts.leaseMs, { skip: [...inFlight.keys()], takeOver }));
       for (const d of due) track(d);
-      if (storeDown) {
-        log.info('message store reachable again');
-        takeOverFrom = Date.now() + opts.leaseMs / 2;
-      }
+      if (takeOverFrom === Infinity) takeOverFrom = Date.now() + opts.leaseMs / 2;
+      if (storeDown) log.info('message store reachable again');
       storeDown = false;
       return due.length;
     } catch (err) {
       if (!storeDown) log.warn({ err: { message: (err as Error).message } }, 'cannot claim messages: store unreachable');
       storeDown = true;
-      takeOverFrom = Infinity;
+      running.storeFailed();
       return 0;
     }
   }
