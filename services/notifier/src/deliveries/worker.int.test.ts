@@ -40,16 +40,16 @@ describe('delivery worker', { timeout: 60_000 }, () => {
     await db.drop();
   });
 
-  function worker(send: Send, maxAttempts = 3, via = pool) {
+  function worker(send: Send, maxAttempts = 3, via = pool, { leaseMs = 200, concurrency = 2 } = {}) {
     return createWorker({
       pool: via,
       send,
       log,
       metrics: createMetrics(() => stats(pool)),
       retry: { maxAttempts, baseMs: 20, maxMs: 40 },
-      leaseMs: 200,
+      leaseMs,
       pollMs: 20,
-      concurrency: 2,
+      concurrency,
       retentionDays: 30,
     });
   }
@@ -184,4 +184,37 @@ describe('delivery worker', { timeout: 60_000 }, () => {
       }
     });
   }
+
+  test("a replica whose every slot was busy through the outage does not take over a live holder's send either", async () => {
+    // Replica B never claims during the outage (its one slot is taken by a send that outlasts it), so
+    // only its failed lease renewals tell it the store was away; it must still leave A time to record.
+    const relay = await startRelay(db.url);
+    const [poolA, poolB] = [0, 1].map(() => createPool(relay.url, { connectionTimeoutMillis: 500 }));
+    const sent: string[] = [];
+    let openGate = () => {};
+    const gate = new Promise<void>((r) => (openGate = r));
+    const sendB: Send = async (mail) => (sent.push(mail.deliveryId), await gate, { response: '250 ok' });
+    const sendA: Send = async (mail) => (sent.push(mail.deliveryId), relay.down(), { response: '250 ok' });
+    const b = worker(sendB, 3, poolB!, { leaseMs: 2_000, concurrency: 1 });
+    const a = worker(sendA, 3, poolA!, { leaseMs: 2_000, concurrency: 1 });
+    try {
+      const mine = await enqueue(pool, message('busy-b'), 'simrs.example', null);
+      b.start();
+      await waitFor('B busy with its own send', async () => sent.length === 1);
+      const theirs = await enqueue(pool, message('busy-a'), 'simrs.example', null);
+      a.start();
+      await waitFor("A's send", async () => sent.length === 2);
+      await new Promise((r) => setTimeout(r, 2_500)); // longer than the lease
+      relay.up();
+      openGate();
+      for (const { id } of [mine, theirs]) await waitFor('sent', async () => (await findDelivery(pool, { id }))?.state === 'sent');
+      await new Promise((r) => setTimeout(r, 1_500));
+      assert.deepEqual(sent.sort(), [mine.id, theirs.id].sort());
+    } finally {
+      openGate();
+      await Promise.all([a.stop(100), b.stop(100)]);
+      await Promise.all([poolA!.end(), poolB!.end()]);
+      await relay.stop();
+    }
+  });
 });
