@@ -2,7 +2,7 @@
 // /healthz, /readyz and /metrics. Readiness is the message store, never the SMTP server: with the
 // SMTP server down the notifier still accepts (and durably queues) mail, which is the point.
 import { createServer } from 'node:http';
-import { createPool, migrate } from '@simrs/platform/db';
+import { createPool } from '@simrs/platform/db';
 import { markDraining, serveHealth } from '@simrs/platform/health';
 import { handleSignals, onShutdown } from '@simrs/platform/lifecycle';
 import { createLogger } from '@simrs/platform/logger';
@@ -11,7 +11,7 @@ import { NotifierService } from '@simrs/proto/gen/simrs/notifier/v1/notifier_pb'
 import { addService, drain, grpc, listen } from '@simrs/proto/grpc';
 import { addHealthService } from '@simrs/proto/health';
 import { config } from './config.ts';
-import { migrationsDir, untraced } from './db/index.ts';
+import { migrateStore, untraced } from './db/index.ts';
 import { createWorker, stats } from './deliveries/index.ts';
 import { createMailer, parseAddress } from './mail/index.ts';
 import { createMetrics, notifierHandlers, toGrpcError } from './server/index.ts';
@@ -20,17 +20,11 @@ const cfg = config();
 const log = createLogger('notifier', cfg.logLevel);
 handleSignals(log);
 
-if (cfg.migrateOnStart) {
-  const migrations = createPool(cfg.databaseUrl, { max: 1 });
-  const failed = await migrate(migrations, migrationsDir, log).then(
-    () => undefined,
-    (err: unknown) => err as Error,
-  );
-  await migrations.end().catch(() => {});
-  if (failed) {
-    log.fatal({ err: { message: failed.message } }, 'cannot migrate the message store');
-    process.exit(1);
-  }
+try {
+  if (cfg.migrateOnStart) await migrateStore(cfg.databaseUrl, log);
+} catch (err) {
+  log.fatal({ err: { message: (err as Error).message } }, 'cannot migrate the message store');
+  process.exit(1);
 }
 // Every statement of the store takes milliseconds (a migration, above, may take longer). A connection
 // whose server vanished without a reset (a failover that drops packets) would hold a statement for

@@ -8,7 +8,6 @@ import { freePort } from './ports.ts';
 export interface Relay {
   /** The target's URL with host and port replaced by the relay's. */
   url: string;
-  port: number;
   /** Connections the relay has accepted, refused ones included. */
   connections: number;
   /** Closes the next `count` connections as soon as they are accepted. */
@@ -50,7 +49,6 @@ export async function startRelay(target: string | URL): Promise<Relay> {
   const cutAll = () => sockets.forEach((s) => s.destroy());
   return Object.assign(relay, {
     url: url.toString(),
-    port,
     refuseNext: (count: number) => void (refusals = count),
     cutAll,
     down: () => ((isDown = true), cutAll()),

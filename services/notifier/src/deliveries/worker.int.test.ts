@@ -14,7 +14,7 @@ import { claim, enqueue, findDelivery, stats } from './store.ts';
 import type { ValidMessage } from './validation.ts';
 import { createWorker } from './worker.ts';
 
-const log = createLogger('test', (process.env.TEST_LOG as 'silent') ?? 'silent');
+const log = createLogger('test', 'silent');
 
 const message = (key: string, validUntil: Date | null = null): ValidMessage => ({
   idempotencyKey: key,
