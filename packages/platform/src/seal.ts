@@ -35,10 +35,18 @@ export function isSealed(value: string): boolean {
   return value.startsWith(VALUE_PREFIX);
 }
 
-/** Returns undefined for a value that was tampered with or sealed under another key or context. */
+/**
+ * Returns undefined for a value that was tampered with, sealed under another key or context, or not
+ * spelled exactly as sealed.
+ */
 export function open(key: Buffer, sealed: string, context: string): string | undefined {
-  const raw = Buffer.from(sealed.slice(VALUE_PREFIX.length), 'base64url');
+  if (!isSealed(sealed)) return undefined;
+  const encoded = sealed.slice(VALUE_PREFIX.length);
+  const raw = Buffer.from(encoded, 'base64url');
   if (raw.length < 12 + 16) return undefined;
+  // The decoder skips what is not base64url and the unused bits of the last character, so another
+  // spelling of the same bytes would open too: only the value as sealed does.
+  if (raw.toString('base64url') !== encoded) return undefined;
   try {
     const decipher = createDecipheriv('aes-256-gcm', keyObject(key), raw.subarray(0, 12));
     decipher.setAAD(Buffer.from(context, 'utf8'));
