@@ -123,7 +123,7 @@ before(async () => {
     redisUrl: redis.url,
     smtpUrl: smtp.url,
     // Both replicas sweep spent assertions every second, so that a test sees it happen.
-    identityEnv: { CLIENT_ASSERTION_SWEEP_SECONDS: '1' },
+    identityEnv: { EXPIRED_ROWS_SWEEP_SECONDS: '1' },
     gatewayEnv: {},
   });
   await seedUsers(replicated.stack, [{ email: ADMIN, tenant: TENANT, role: 'tenant_admin' }]);

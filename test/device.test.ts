@@ -2,12 +2,13 @@
 // from POST /api/auth/device/code and its errors, polling (authorization_pending, slow_down), approval
 // on the dashboard's verification page (/perangkat) in Chromium by keyboard, checked by axe-core at phone
 // and tablet sizes, the token and an API call with it; denial, expiry (a short
-// DEVICE_CODE_TTL_SECONDS), a code bound to one user with user_id, another hospital's user, and the
-// rate limit on guessing user codes.
+// DEVICE_CODE_TTL_SECONDS), a code bound to one user with user_id, another hospital's user, the rate
+// limit on guessing user codes, and the removal of codes their device stopped polling.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as client from 'openid-client';
+import pg from 'pg';
 import { ROLE_CLAIM, TENANT_CLAIM } from '@simrs/contracts/oauth';
 import { testServerUrl } from '@simrs/platform/testing';
 import { startRedisServer } from '../scripts/lib/redis.ts';
@@ -55,6 +56,8 @@ before(async () => {
         DEVICE_CODE_TTL_SECONDS: String(TTL_SECONDS),
         DEVICE_POLL_INTERVAL_SECONDS: '1',
         DEVICE_VERIFY_LIMIT_PER_USER_PER_HOUR: String(GUESSES_PER_USER),
+        // Expired rows are swept every second, so that a test sees it happen.
+        EXPIRED_ROWS_SWEEP_SECONDS: '1',
         // This stack signs access tokens RS256 (the setting a resource server that accepts only RS256
         // needs); the other OAuth suites run the EdDSA default. The gateway must take either.
         ACCESS_TOKEN_SIGNING_ALG: 'RS256',
@@ -258,6 +261,39 @@ describe('the device flow', () => {
     const answer = await poll(grant);
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error, 'expired_token');
+  });
+
+  test('a code its device stopped polling is removed an hour after its expiry; within the hour the device is told expired_token', async () => {
+    const [abandoned, late] = [await newCode(), await newCode()];
+    const db = new pg.Client({ connectionString: stack.databases.identity });
+    await db.connect();
+    try {
+      const rows = async () =>
+        (
+          await db.query<{ userCode: string }>(`select "userCode" from "deviceCode" where "userCode" = any($1)`, [
+            [abandoned.user_code, late.user_code],
+          ])
+        ).rows
+          .map((r) => r.userCode)
+          .sort();
+      assert.deepEqual(await rows(), [abandoned.user_code, late.user_code].sort());
+      // As the device flows leave them: one expired two hours ago, one ten minutes ago.
+      await db.query(
+        `update "deviceCode" set "expiresAt" = now() - case when "userCode" = $1 then interval '2 hours' else interval '10 minutes' end
+          where "userCode" = any($2)`,
+        [abandoned.user_code, [abandoned.user_code, late.user_code]],
+      );
+      const deadline = Date.now() + 20_000;
+      while ((await rows()).includes(abandoned.user_code)) {
+        assert.ok(Date.now() < deadline, 'the sweep did not remove a code expired two hours ago');
+        await sleep(200);
+      }
+      assert.deepEqual(await rows(), [late.user_code], 'a code within the hour past its expiry stays');
+    } finally {
+      await db.end();
+    }
+    const answer = await poll(late);
+    assert.equal(answer.body.error, 'expired_token', JSON.stringify(answer.body));
   });
 
   test('with user_id only that user may approve', async () => {

@@ -57,8 +57,8 @@ export const schema = z
     ACCESS_TOKEN_TTL_SECONDS: seconds(900, 30, 24 * 3600),
     /** Access tokens of backend services (client credentials): SMART Backend Services allows at most five minutes. */
     BACKEND_ACCESS_TOKEN_TTL_SECONDS: seconds(300, 30, 300),
-    /** How often each replica removes spent client assertions past their expiry (oauth/assertion-sweep.ts). */
-    CLIENT_ASSERTION_SWEEP_SECONDS: seconds(600, 1, 24 * 3600),
+    /** How often each replica removes spent client assertions and abandoned device codes past their expiry (oauth/expiry-sweep.ts). */
+    EXPIRED_ROWS_SWEEP_SECONDS: seconds(600, 1, 24 * 3600),
     /**
      * How access tokens are signed. EdDSA (Ed25519) by default: a tenth of RS256's signing CPU, which every
      * refresh pays, and SIMRS verifies its own tokens. RS256 for a resource server that verifies them

@@ -20,7 +20,7 @@ import {
   createRegistrationTokens,
   ensureSigningKeys,
   rotateSigningKey,
-  startAssertionSweep,
+  startExpirySweep,
   withCorrectDiscovery,
 } from './oauth/index.ts';
 import { addIdentityService, createHttpServer, log, observeDeviceCodes } from './server/index.ts';
@@ -121,7 +121,7 @@ const health = addHealthService(grpcServer, {
 addIdentityService(grpcServer, { sessions, admin, adminToken: config.ADMIN_API_TOKEN, log, publicUrl: config.PUBLIC_URL });
 const grpcPort = await listen(grpcServer, config.HOST, config.GRPC_PORT);
 outbox.start();
-const assertionSweep = startAssertionSweep(pool, log, config.CLIENT_ASSERTION_SWEEP_SECONDS);
+const expirySweep = startExpirySweep(pool, log, config.EXPIRED_ROWS_SWEEP_SECONDS);
 log.info({ port: grpcPort }, 'identity grpc listening');
 
 handleSignals(log);
@@ -132,6 +132,6 @@ onShutdown('stop accepting', () => {
 onShutdown('http', () => new Promise((resolve) => http.close(resolve)));
 onShutdown('grpc', () => drain(grpcServer));
 onShutdown('mail', () => outbox.stop());
-onShutdown('assertion sweep', () => assertionSweep.stop());
+onShutdown('expiry sweep', () => expirySweep.stop());
 onShutdown('redis', () => redis.quit());
 onShutdown('postgres', () => pool.end());
