@@ -167,6 +167,9 @@ describe("a clinic's day", () => {
       assert.equal(await doctor.page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, 'not reloaded');
       await page.locator('#allergy-banner[data-state="unknown"]', { hasText: 'belum ditanyakan' }).waitFor();
 
+      // Each label names its unit in the page's language, as the charts do.
+      const units = await page.locator('label[for^="vital-"] .unit').allTextContents();
+      assert.deepEqual(units, ['(mmHg)', '(mmHg)', '(kali/menit)', '(kali/menit)', '(°C)', '(%)', '(kg)', '(cm)']);
       await tabTo(page, '#vital-sistolik');
       await page.keyboard.type('900');
       for (const [key, value] of [

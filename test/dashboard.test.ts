@@ -77,6 +77,26 @@ describe('sign-in', () => {
     }
   });
 
+  test("each role starts at its day's work: the clinics' queue, the front desk, the patients, the audit trail", async () => {
+    const homes: Record<keyof typeof USERS, string> = {
+      doctor: '/antrean',
+      nurse: '/antrean',
+      clerk: '/pendaftaran',
+      admin: '/pasien',
+      auditor: '/audit',
+    };
+    for (const [who, home] of Object.entries(homes) as [keyof typeof USERS, string][]) {
+      const { context, page } = await contextAs(USERS[who]);
+      try {
+        await page.goto('/');
+        await page.waitForURL(`**${home}`);
+        await page.locator('h1').waitFor();
+      } finally {
+        await context.close();
+      }
+    }
+  });
+
   test('a wrong code is explained in Indonesian, not "Invalid OTP"', async () => {
     const { context, page } = await contextAs();
     try {
@@ -105,8 +125,9 @@ describe('sign-in', () => {
       const mail = await smtp.waitForMail(USERS.doctor, since, (m) => /magic-link\/verify/.test(m.text));
       const link = /(https?:\/\/\S+magic-link\/verify\S+)/.exec(mail.text)![1]!;
       await page.goto(link);
-      await page.waitForURL('**/pasien');
-      await page.locator('#patient-table').waitFor();
+      // A doctor's day starts at the clinics' queue.
+      await page.waitForURL('**/antrean');
+      await page.getByRole('heading', { level: 1, name: 'Antrean poli' }).waitFor();
       assert.equal(await page.textContent('#current-role'), 'Dokter');
     } finally {
       await context.close();
@@ -131,7 +152,7 @@ describe('sign-in', () => {
       // field's autofill, and the virtual authenticator (automatic presence) accepts it.
       await waitFor(
         'signed in again through autofill',
-        async () => seen.includes('/api/auth/passkey/verify-authentication') && new URL(page.url()).pathname === '/pasien',
+        async () => seen.includes('/api/auth/passkey/verify-authentication') && new URL(page.url()).pathname === '/antrean',
         20_000,
       );
       assert.ok(visited.includes('/masuk'), visited.join(' '));
@@ -155,7 +176,7 @@ describe('my account', () => {
     try {
       await phone.page.goto('/masuk');
       await signInWithKeyboard(phone.page, smtp, USERS.doctor);
-      await phone.page.locator('#patient-table').waitFor();
+      await phone.page.waitForURL('**/antrean');
       const { page, context } = desk;
       await page.goto('/masuk');
       await signInWithKeyboard(page, smtp, USERS.doctor);
@@ -179,7 +200,7 @@ describe('my account', () => {
       await checkPage(page, 'account');
       await phoneRow.locator('.revoke-session').click();
       await page.locator('#account-status', { hasText: 'Sesi diakhiri' }).waitFor();
-      await phone.page.locator('#patient-table .patient-link').first().click();
+      await phone.page.getByRole('navigation').getByRole('link', { name: 'Pasien', exact: true }).click();
       await phone.page.waitForURL('**/masuk**', { timeout: 10_000 });
 
       await signInWithOtp(stack, smtp, USERS.doctor); // one more session elsewhere

@@ -56,7 +56,7 @@ after(async () => {
 });
 
 /** The doctor's start page: where the dashboard sends a person whose return address was refused. */
-const START_PAGE = '/pasien';
+const START_PAGE = '/antrean';
 
 /**
  * Opens `path` in a fresh context, checks it shows the sign-in page with `param` (if given) still carrying

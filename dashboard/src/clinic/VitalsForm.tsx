@@ -12,8 +12,6 @@ import { useTRPC } from '../lib/trpc.ts';
 import { Status } from '../ui/kit.tsx';
 import { describeVital } from './vitals.ts';
 
-const UNITS: Record<string, string> = Object.fromEntries(VITAL_SIGNS.map((v) => [v.key, v.unitLabel]));
-
 const parse = (raw: string) => Number(raw.trim().replace(',', '.'));
 
 /** L, H, LL or HH for a typed value outside the sign's reference range; nothing for normal or unparsed. */
@@ -105,7 +103,7 @@ function VitalInput({
   return (
     <div className={`field${error ? ' invalid' : ''}${flag ? ' abnormal' : ''}`}>
       <label htmlFor={id}>
-        {t(`clinic.vitals.sign.${name as 'nadi'}`)} <span className="unit">({UNITS[name]})</span>
+        {t(`clinic.vitals.sign.${name as 'nadi'}`)} <span className="unit">({t(`clinic.vitals.unit.${name as 'nadi'}`)})</span>
       </label>
       <input
         id={id}

@@ -6,7 +6,7 @@ export function describeVital(t: TFunction, e: { kode: string | null; isi: Recor
   if (e.kode === BLOOD_PRESSURE.loinc) return `${t('clinic.vitals.bp')} ${String(e.isi.sistolik)}/${String(e.isi.diastolik)} mmHg`;
   const sign = vitalByLoinc(String(e.kode));
   if (!sign) return String(e.kode);
-  return `${t(`clinic.vitals.sign.${sign.key as 'nadi'}`)} ${String(e.isi.value)} ${sign.unitLabel}`;
+  return `${t(`clinic.vitals.sign.${sign.key as 'nadi'}`)} ${String(e.isi.value)} ${t(`clinic.vitals.unit.${sign.key as 'nadi'}`)}`;
 }
 
 /** Whether an entry's flag marks it outside the reference range. */

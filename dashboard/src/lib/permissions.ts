@@ -14,8 +14,13 @@ export function can(role: string | undefined, capability: Capability): boolean {
   return GRANTS[role as Role].includes(capability);
 }
 
-/** Where a role starts after signing in. */
+/**
+ * Where a role starts after signing in: its day's work where it has one (a clinician's queue, the front
+ * desk's visits), else the patients.
+ */
 export function homeFor(role: string | undefined): string {
+  if (can(role, 'kunjungan.start')) return '/antrean';
+  if (can(role, 'kunjungan.register') && !can(role, 'tenant.admin')) return '/pendaftaran';
   if (can(role, 'pasien.list')) return '/pasien';
   if (can(role, 'audit.read')) return '/audit';
   return '/akun';

@@ -68,21 +68,23 @@ export default function FrontDesk() {
                   ) : null}
                   {v.cancelReason ? <span className="muted"> · {v.cancelReason}</span> : null}
                 </td>
-                <td className="actions">
-                  {canArrive && v.status === 'planned' ? (
-                    <button
-                      type="button"
-                      className="secondary arrive"
-                      onClick={() => arrive.mutate({ id: v.id, expectedVersion: v.version })}
-                    >
-                      {t('clinic.visit.arrive')}
-                    </button>
-                  ) : null}
-                  {canCancel && (v.status === 'planned' || v.status === 'arrived') ? (
-                    <button type="button" className="danger cancel-visit" onClick={() => setCancelling(v)}>
-                      {t('clinic.desk.cancel')}
-                    </button>
-                  ) : null}
+                <td data-label={t('clinic.desk.actions')}>
+                  <div className="actions row-actions">
+                    {canArrive && v.status === 'planned' ? (
+                      <button
+                        type="button"
+                        className="secondary arrive"
+                        onClick={() => arrive.mutate({ id: v.id, expectedVersion: v.version })}
+                      >
+                        {t('clinic.visit.arrive')}
+                      </button>
+                    ) : null}
+                    {canCancel && (v.status === 'planned' || v.status === 'arrived') ? (
+                      <button type="button" className="secondary danger cancel-visit" onClick={() => setCancelling(v)}>
+                        {t('clinic.desk.cancel')}
+                      </button>
+                    ) : null}
+                  </div>
                 </td>
               </tr>
             ))}
