@@ -1,11 +1,11 @@
 // Vital signs over time as small inline SVG charts (blood pressure, heart rate, temperature, weight):
-// no chart library, so the clinical pages stay light. Each shows the adult reference range as a band
-// and values outside it in red, dates at both ends, the unit, and a legend. Each chart has a title and a description for
+// no chart library, so the clinical pages stay light. Each shows the reference range for the patient's
+// age today as a band and values outside the range of the age they were measured at in red, dates at both ends, the unit, and a legend. Each chart has a title and a description for
 // screen readers, every plotted point carries its value in data attributes (the tests compare them
 // with the API's), and a table holds the same numbers for anyone who cannot read a chart.
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
-import { BLOOD_PRESSURE, vitalByKey } from '@simrs/records/vital-signs';
+import { ageInYears, BLOOD_PRESSURE, flagOf, referenceRange, vitalByKey } from '@simrs/records/vital-signs';
 import { useFormat } from '../lib/format.ts';
 
 export interface VitalEntry {
@@ -55,12 +55,17 @@ function scale(domain: [number, number], range: [number, number]) {
   return (v: number) => range[0] + ((v - d0) / (d1 - d0)) * (range[1] - range[0]);
 }
 
-/** A series' adult reference range (none for weight): drawn as a band, so that a glance tells normal from not. */
-const normalOf = (key: string) => vitalByKey(key)?.normal;
-const outside = (key: string, v: number) => {
-  const n = normalOf(key);
-  return n ? v < n[0] || v > n[1] : false;
-};
+/** A series' reference range at `age` (none for weight): drawn as a band, so that a glance tells normal from not. */
+function normalOf(key: string, age: number | undefined): readonly [number, number] | undefined {
+  const sign = vitalByKey(key);
+  return sign ? referenceRange(sign, age)?.normal : undefined;
+}
+
+/** Whether a point lies outside the reference range of the age the patient had when it was measured. */
+function outside(key: string, p: Point, birthDate: string | undefined): boolean {
+  const sign = vitalByKey(key);
+  return sign ? flagOf(sign, p.value, birthDate ? ageInYears(birthDate, p.waktu) : undefined) !== 'N' : false;
+}
 
 /** The values labelled on the y axis: the reference range's edges and the extremes, none closer than 12 px. */
 function ticksOf(candidates: number[], y: (v: number) => number): number[] {
@@ -69,12 +74,23 @@ function ticksOf(candidates: number[], y: (v: number) => number): number[] {
   return ticks;
 }
 
-function ChartPanel({ panel, series, times }: { panel: Panel; series: Series[]; times: [number, number] }) {
+interface PanelProps {
+  panel: Panel;
+  series: Series[];
+  times: [number, number];
+  birthDate: string | undefined;
+}
+
+function ChartPanel({ panel, series, times, birthDate }: PanelProps) {
   const { t } = useTranslation();
   const f = useFormat();
   const id = useId();
   const values = series.flatMap((s) => s.points.map((p) => p.value));
-  const ranges = series.flatMap((s) => (normalOf(s.key) ? [{ key: s.key, range: normalOf(s.key)! }] : []));
+  const age = birthDate ? ageInYears(birthDate) : undefined;
+  const ranges = series.flatMap((s) => {
+    const range = normalOf(s.key, age);
+    return range ? [{ key: s.key, range }] : [];
+  });
   const lo = Math.min(...values);
   const hi = Math.max(...values);
   // The scale holds the reference range too, so that small wobbles inside it look small.
@@ -125,7 +141,7 @@ function ChartPanel({ panel, series, times }: { panel: Panel; series: Series[]; 
           </text>
         ) : null}
         {series.map((s) => (
-          <SeriesMarks key={s.key} series={s} x={x} y={y} />
+          <SeriesMarks key={s.key} series={s} x={x} y={y} birthDate={birthDate} />
         ))}
       </svg>
       <figcaption>
@@ -133,7 +149,7 @@ function ChartPanel({ panel, series, times }: { panel: Panel; series: Series[]; 
         <ChartLegend
           keys={series.map((s) => s.key)}
           ranged={ranges.length > 0}
-          flagged={series.some((s) => s.points.some((p) => outside(s.key, p.value)))}
+          flagged={series.some((s) => s.points.some((p) => outside(s.key, p, birthDate)))}
         />
       </figcaption>
     </figure>
@@ -141,14 +157,24 @@ function ChartPanel({ panel, series, times }: { panel: Panel; series: Series[]; 
 }
 
 /** One series: its line and a point per value (red outside the reference range), each carrying its value. */
-function SeriesMarks({ series: s, x, y }: { series: Series; x: (t: number) => number; y: (v: number) => number }) {
+function SeriesMarks({
+  series: s,
+  x,
+  y,
+  birthDate,
+}: {
+  series: Series;
+  x: (t: number) => number;
+  y: (v: number) => number;
+  birthDate: string | undefined;
+}) {
   return (
     <g className={`series series-${s.key}`}>
       <polyline fill="none" points={s.points.map((p) => `${x(p.time)},${y(p.value)}`).join(' ')} />
       {s.points.map((p) => (
         <circle
           key={p.entryId}
-          className={outside(s.key, p.value) ? 'out-of-range' : undefined}
+          className={outside(s.key, p, birthDate) ? 'out-of-range' : undefined}
           cx={x(p.time)}
           cy={y(p.value)}
           r={4}
@@ -181,7 +207,8 @@ function ChartLegend({ keys, ranged, flagged }: { keys: string[]; ranged: boolea
 }
 
 /** The charts of every panel with data, and the table of the same values. */
-export function VitalsChart({ entries }: { entries: readonly VitalEntry[] }) {
+/** The patient's vital signs over time; `birthDate` (YYYY-MM-DD) decides the reference ranges (unknown: the adult ones). */
+export function VitalsChart({ entries, birthDate }: { entries: readonly VitalEntry[]; birthDate?: string | undefined }) {
   const { t } = useTranslation();
   const panels = PANELS.map((panel) => ({ panel, series: seriesOf(panel, entries) })).filter((p) =>
     p.series.some((s) => s.points.length > 0),
@@ -193,7 +220,7 @@ export function VitalsChart({ entries }: { entries: readonly VitalEntry[] }) {
     <div id="vitals-chart">
       <div className="vital-charts">
         {panels.map((p) => (
-          <ChartPanel key={p.panel} panel={p.panel} series={p.series} times={times} />
+          <ChartPanel key={p.panel} panel={p.panel} series={p.series} times={times} birthDate={birthDate} />
         ))}
       </div>
       <VitalsTable entries={entries} />

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { flagOf, VITAL_SIGNS, vitalByKey } from '@simrs/records/vital-signs';
+import { ageInYears, flagOf, VITAL_SIGNS, vitalByKey } from '@simrs/records/vital-signs';
 import { errorMessage, fieldErrorsOf } from '../lib/errors.ts';
 import { useFormat } from '../lib/format.ts';
 import { useTRPC } from '../lib/trpc.ts';
@@ -15,16 +15,20 @@ import { describeVital } from './vitals.ts';
 const parse = (raw: string) => Number(raw.trim().replace(',', '.'));
 
 /** L, H, LL or HH for a typed value outside the sign's reference range; nothing for normal or unparsed. */
-export function typedFlag(key: string, raw: string): string | undefined {
+/** The flag a typed value will get for a patient of `ageYears` (unknown: the adult ranges), or none when normal. */
+export function typedFlag(key: string, raw: string, ageYears?: number): string | undefined {
   const sign = vitalByKey(key);
   if (!sign || raw.trim() === '' || !Number.isFinite(parse(raw))) return undefined;
-  const flag = flagOf(sign, parse(raw));
+  const flag = flagOf(sign, parse(raw), ageYears);
   return flag === 'N' ? undefined : flag;
 }
 
-export function VitalsForm({ kunjunganId }: { kunjunganId: string }) {
+export function VitalsForm({ kunjunganId, pasienId }: { kunjunganId: string; pasienId: string }) {
   const { t } = useTranslation();
   const trpc = useTRPC();
+  // The banner's query: the patient's age decides which values are marked while typing.
+  const birthDate = useQuery(trpc.pasien.get.queryOptions({ id: pasienId })).data?.tanggalLahir;
+  const ageYears = birthDate ? ageInYears(birthDate) : undefined;
   const queryClient = useQueryClient();
   const [values, setValues] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -71,6 +75,7 @@ export function VitalsForm({ kunjunganId }: { kunjunganId: string }) {
               name={v.key}
               value={values[v.key] ?? ''}
               error={errors[v.key]}
+              ageYears={ageYears}
               onValue={(val) => setValues((s) => ({ ...s, [v.key]: val }))}
             />
           ))}
@@ -89,15 +94,17 @@ function VitalInput({
   name,
   value,
   error,
+  ageYears,
   onValue,
 }: {
   name: string;
   value: string;
   error?: string | undefined;
+  ageYears: number | undefined;
   onValue: (v: string) => void;
 }) {
   const { t } = useTranslation();
-  const flag = typedFlag(name, value);
+  const flag = typedFlag(name, value, ageYears);
   const id = `vital-${name}`;
   const described = [error ? `${id}-error` : '', flag ? `${id}-flag` : ''].filter(Boolean).join(' ') || undefined;
   return (

@@ -114,7 +114,7 @@ function VisitClinical({ visit }: { visit: Visit }) {
   const canAllergy = useCan('alergi.record') && visit.status !== 'cancelled';
   return (
     <div className="visit-clinical">
-      {canVitals ? <VitalsForm kunjunganId={visit.id} /> : null}
+      {canVitals ? <VitalsForm kunjunganId={visit.id} pasienId={visit.pasienId} /> : null}
       <PatientVitals pasienId={visit.pasienId} />
       {canReadDiagnosis ? (
         <section aria-labelledby="diagnosis-title" id="diagnoses">
@@ -135,12 +135,14 @@ export function PatientVitals({ pasienId }: { pasienId: string }) {
   const f = useFormat();
   const trpc = useTRPC();
   const list = useQuery(trpc.vital.list.queryOptions({ pasienId, limit: 200 }));
+  // The banner's query (one request for both): the birth date decides a child's reference ranges.
+  const patient = useQuery(trpc.pasien.get.queryOptions({ id: pasienId }));
   return (
     <section aria-labelledby="chart-title" id="vitals-over-time">
       <h2 id="chart-title">{t('clinic.chart.heading')}</h2>
       {list.isPending ? <Loading /> : null}
       {list.isError ? <Status message={errorMessage(t, list.error)} error /> : null}
-      {list.data ? <VitalsChart entries={list.data} /> : null}
+      {list.data ? <VitalsChart entries={list.data} birthDate={patient.data?.tanggalLahir} /> : null}
       {list.data?.length ? <p className="hint">{t('clinic.chart.since', { when: f.dateTime(list.data.at(-1)!.waktu) })}</p> : null}
     </section>
   );

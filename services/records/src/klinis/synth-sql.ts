@@ -2,16 +2,29 @@
 // (the tenant's patients, numbered), synth_poli (its clinics), synth_code (the code catalogue) and
 // synth_k (every visit to make, numbered in time order as rn). Values are derived from hashes of the
 // patient's and the visit's number, so the same patients always get the same history.
-import { vitalByKey } from './vital.ts';
+import { referenceRange, vitalByKey } from './vital.ts';
+import type { ReferenceRange } from './vital.ts';
 
-/** A flag as flagOf (vital.ts) gives it, in SQL, from the sign's own ranges (so the two cannot drift). */
-function flagSql(key: string, expr: string): string {
+/** `expr` against one reference range, as flagOf (vital.ts) judges it. */
+function rangeFlagSql(range: ReferenceRange, expr: string): string {
+  const [lo, hi] = range.normal;
+  const [clo, chi] = range.critical ?? [-Infinity, Infinity];
+  const below = Number.isFinite(clo) ? `${expr} < ${clo}` : 'false';
+  const above = Number.isFinite(chi) ? `${expr} > ${chi}` : 'false';
+  return `case when ${expr} between ${lo} and ${hi} then 'N' when ${expr} < ${lo} then case when ${below} then 'LL' else 'L' end
+    else case when ${above} then 'HH' else 'H' end end`;
+}
+
+/**
+ * A flag as flagOf (vital.ts) gives it for a patient `age` years old, in SQL, from the sign's own
+ * ranges (so the two cannot drift).
+ */
+function flagSql(key: string, expr: string, age: string): string {
   const sign = vitalByKey(key)!;
-  if (!sign.normal) return `'N'`;
-  const [lo, hi] = sign.normal;
-  const [clo, chi] = sign.critical ?? [lo, hi];
-  return `case when ${expr} between ${lo} and ${hi} then 'N' when ${expr} < ${lo} then case when ${expr} < ${clo} then 'LL' else 'L' end
-    else case when ${expr} > ${chi} then 'HH' else 'H' end end`;
+  const adult = referenceRange(sign, undefined);
+  if (!adult) return `'N'`;
+  const bands = (sign.children ?? []).map((band) => `when ${age} < ${band.below} then ${rangeFlagSql(band, expr)}`);
+  return bands.length ? `case ${bands.join(' ')} else ${rangeFlagSql(adult, expr)} end` : rangeFlagSql(adult, expr);
 }
 const severity = (f: string) => `case when ${f} in ('LL', 'HH') then 2 when ${f} in ('L', 'H') then 1 else 0 end`;
 
@@ -98,13 +111,16 @@ export const STAGE_VISITS = `
          t.dx1, t.dx2, t.no_antrean, t.seq, t.reg,
          case when t.status in ('in-progress', 'finished') then t.reg + interval '25 minutes' end,
          case when t.status = 'finished' then t.reg + interval '37 minutes' end,
-      case when t.umur < 12 then 88 + t.pn % 15 + (t.h % 7 - 3)
-           when t.hyper then 142 + t.pn % 24 + round(7 * sin(t.k * 0.6 + t.pn))::int + (t.h % 9 - 4)
-           else 102 + t.pn % 30 + (t.h % 11 - 5) end as sys,
-      case when t.umur < 12 then 55 + t.pn % 10 + (t.h % 5 - 2)
-           when t.hyper then 88 + t.pn % 12 + (t.h % 7 - 3)
-           else 64 + t.pn % 18 + (t.h % 7 - 3) end as dia,
-      (case when t.umur < 12 then 92 else 66 end) + t.pn % 20 + (t.h % 9 - 4) + case when t.fever then 18 else 0 end as nadi,
+      case when t.umur < 1 then 80 + t.pn % 18 when t.umur < 3 then 90 + t.pn % 12 when t.umur < 6 then 94 + t.pn % 14
+           when t.umur < 10 then 100 + t.pn % 12 when t.umur < 13 then 106 + t.pn % 10 when t.umur < 16 then 114 + t.pn % 12
+           when t.hyper then 142 + t.pn % 24 + round(7 * sin(t.k * 0.6 + t.pn))::int
+           else 102 + t.pn % 30 end + (t.h % 7 - 3) as sys,
+      case when t.umur < 1 then 42 + t.pn % 10 when t.umur < 3 then 48 + t.pn % 10 when t.umur < 6 then 52 + t.pn % 14
+           when t.umur < 10 then 62 + t.pn % 10 when t.umur < 13 then 65 + t.pn % 10 when t.umur < 16 then 68 + t.pn % 10
+           when t.hyper then 88 + t.pn % 12
+           else 64 + t.pn % 18 end + (t.h % 5 - 2) as dia,
+      case when t.umur < 1 then 125 + t.pn % 40 when t.umur < 3 then 104 + t.pn % 28 when t.umur < 6 then 86 + t.pn % 26
+           when t.umur < 13 then 80 + t.pn % 30 else 66 + t.pn % 20 end + (t.h % 9 - 4) + case when t.fever then 18 else 0 end as nadi,
       case when t.fever then 37.8 + (t.h % 18) / 10.0 else 36.3 + (t.h % 10) / 10.0 end as suhu,
       greatest(2.5, round((case when t.umur < 18 then 3.5 + t.umur * (2.4 + (t.pn % 10) / 10.0)
                                 else (case when t.female then 45 else 52 end) + t.pn % 35 + least(t.k, 20) * ((t.pn % 7) - 3) * 0.25 end
@@ -144,14 +160,16 @@ export const INSERT_VITALS = `
   select pg_temp.tid(w.t), $1, 'vital', k.pasien_id, k.id, x.kode, 'vital-signs', null, x.isi, x.flag, w.t, w.t, 'synth-perawat', 'nurse',
          w.t, 'synth-perawat', 'nurse'
   from synth_k k
+  join synth_p sp on sp.n = k.pn
   cross join lateral (select k.started_at + interval '3 minutes' as t) w
-  cross join lateral (select k.sys, k.dia, k.nadi, k.suhu, k.bb) m
-  cross join lateral (select ${flagSql('sistolik', 'm.sys')} as fs, ${flagSql('diastolik', 'm.dia')} as fd) bp
+  cross join lateral (select k.sys, k.dia, k.nadi, k.suhu, k.bb,
+                             extract(epoch from w.t - (sp.lahir::timestamp at time zone 'UTC')) / 86400 / 365.25 as age) m
+  cross join lateral (select ${flagSql('sistolik', 'm.sys', 'm.age')} as fs, ${flagSql('diastolik', 'm.dia', 'm.age')} as fd) bp
   cross join lateral (values
       ('85354-9', jsonb_build_object('sistolik', m.sys, 'diastolik', m.dia, 'unit', 'mm[Hg]'),
        case when ${severity('bp.fd')} > ${severity('bp.fs')} then bp.fd else bp.fs end),
-      ('8867-4', jsonb_build_object('value', m.nadi, 'unit', '/min'), ${flagSql('nadi', 'm.nadi')}),
-      ('8310-5', jsonb_build_object('value', m.suhu, 'unit', 'Cel'), ${flagSql('suhu', 'm.suhu')}),
+      ('8867-4', jsonb_build_object('value', m.nadi, 'unit', '/min'), ${flagSql('nadi', 'm.nadi', 'm.age')}),
+      ('8310-5', jsonb_build_object('value', m.suhu, 'unit', 'Cel'), ${flagSql('suhu', 'm.suhu', 'm.age')}),
       ('29463-7', jsonb_build_object('value', m.bb, 'unit', 'kg'), 'N')) as x(kode, isi, flag)
   where k.rn >= $2 and k.rn < $3 and k.status in ('in-progress', 'finished')`;
 

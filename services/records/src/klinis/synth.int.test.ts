@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { dataOf, startRecords } from '../testing/index.ts';
 import type { RecordsUnderTest } from '../testing/index.ts';
 import { generateClinical, SYNTH_CLINICS } from './synth.ts';
-import { flagOf, vitalByKey, vitalByLoinc, worseFlag } from './vital.ts';
+import { ageInYears, flagOf, vitalByKey, vitalByLoinc, worseFlag } from './vital.ts';
 
 const TENANT = 'rs-synth';
 const PATIENTS = 1_000;
@@ -60,18 +60,20 @@ describe('synthetic clinical history', () => {
     );
   });
 
-  test('four vital signs a visit seen, plausible, flagged as vital.ts flags them; blood pressure diastolic below systolic', async () => {
+  test("four vital signs a visit seen, plausible, flagged as vital.ts flags them at the patient's age; blood pressure diastolic below systolic", async () => {
     const seen = await count(
       "select count(*)::int as n from records.kunjungan where tenant_id = $1 and status in ('in-progress', 'finished')",
       [TENANT],
     );
-    const { rows } = await r.owner.query<{ kode: string; isi: Record<string, number>; flag: string }>(
-      "select kode, isi, flag from records.klinis where tenant_id = $1 and jenis = 'vital'",
+    const { rows } = await r.owner.query<{ kode: string; isi: Record<string, number>; flag: string; lahir: string; waktu: Date }>(
+      `select e.kode, e.isi, e.flag, p.tanggal_lahir::text as lahir, e.waktu from records.klinis e join records.pasien p on p.id = e.pasien_id
+        where e.tenant_id = $1 and e.jenis = 'vital'`,
       [TENANT],
     );
     assert.equal(rows.length, 4 * seen);
     const flags = new Set<string>();
-    for (const { kode, isi, flag } of rows) {
+    for (const { kode, isi, flag, lahir, waktu } of rows) {
+      const age = ageInYears(lahir, waktu);
       if (kode === '85354-9') {
         assert.ok(isi.diastolik! < isi.sistolik!);
         const [sys, dia] = [vitalByKey('sistolik')!, vitalByKey('diastolik')!];
@@ -80,16 +82,19 @@ describe('synthetic clinical history', () => {
           [dia, isi.diastolik!],
         ] as const)
           assert.ok(v >= sign.plausible[0] && v <= sign.plausible[1]);
-        assert.equal(flag, worseFlag(flagOf(sys, isi.sistolik!), flagOf(dia, isi.diastolik!)));
+        assert.equal(flag, worseFlag(flagOf(sys, isi.sistolik!, age), flagOf(dia, isi.diastolik!, age)));
       } else {
         const sign = vitalByLoinc(kode)!;
         assert.equal(isi.unit, sign.unit);
         assert.ok(isi.value! >= sign.plausible[0] && isi.value! <= sign.plausible[1], `${kode} ${isi.value}`);
-        assert.equal(flag, flagOf(sign, isi.value!));
+        assert.equal(flag, flagOf(sign, isi.value!, age));
       }
       flags.add(`${kode}:${flag}`);
     }
-    // The hypertensive and the febrile show as such.
+    // The hypertensive and the febrile show as such; children's signs are mostly normal for their age.
+    const children = rows.filter((row) => row.kode === '8867-4' && ageInYears(row.lahir, row.waktu) < 12);
+    assert.ok(children.length > 0);
+    assert.ok(children.filter((row) => row.flag === 'N').length > children.length / 2, "most children's heart rates normal for their age");
     for (const expected of ['85354-9:H', '85354-9:N', '8310-5:H', '8310-5:N']) assert.ok(flags.has(expected), expected);
   });
 

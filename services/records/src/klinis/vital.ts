@@ -1,8 +1,21 @@
 // Vital signs as FHIR's vital-signs profile names them: one LOINC code and one UCUM unit per sign
 // (blood pressure as one panel with systolic and diastolic components), the range a measurement must
-// fall in to be believed at all (outside it the value is a typing error and refused), and the adult
-// reference range outside which a believable value is flagged (L/H, and LL/HH when critical).
+// fall in to be believed at all (outside it the value is a typing error and refused), and the
+// reference range outside which a believable value is flagged (L/H, and LL/HH when critical): the
+// adult one, and for children that of their age, since a child's normal heart rate, breathing and
+// blood pressure are an adult's abnormal ones.
 import type { Prepared } from './schema.ts';
+
+/** Outside `normal`: flagged L or H; outside `critical`: LL or HH (an infinite bound: never). */
+export interface ReferenceRange {
+  normal: readonly [number, number];
+  critical?: readonly [number, number];
+}
+
+/** The reference range of children younger than `below` years (and older than the band before). */
+export interface AgeBand extends ReferenceRange {
+  below: number;
+}
 
 export interface VitalSign {
   /** The key the API and the dashboard use. */
@@ -14,10 +27,53 @@ export interface VitalSign {
   unitLabel: string;
   /** Outside: refused as implausible. */
   plausible: readonly [number, number];
-  /** Outside: flagged L or H; outside `critical`: LL or HH. Undefined: never flagged (weight, height). */
+  /** The adult reference range (see ReferenceRange). Undefined: never flagged (weight, height). */
   normal?: readonly [number, number];
   critical?: readonly [number, number];
+  /** Children's reference ranges by age, youngest first; from the last band's age on, the adult one. */
+  children?: readonly AgeBand[];
 }
+
+/** The first 28 days of life, in years. */
+const NEONATE = 28 / 365.25;
+const NONE = Number.POSITIVE_INFINITY;
+
+// Children's ranges: the awake heart rate, the respiratory rate and the blood pressure of the American
+// Heart Association's Pediatric Advanced Life Support tables. Critical: its hypotension (a systolic
+// below 60 in neonates, 70 in infants, 70 + 2 × age from one to ten years, 90 from ten), bradycardia
+// needing action (below 60) and the rates that suggest supraventricular tachycardia (above 220 in
+// infants, 180 in children); a child's breathing and diastolic pressure are flagged L or H only.
+const CHILD_SYSTOLIC: readonly AgeBand[] = [
+  { below: NEONATE, normal: [67, 84], critical: [60, NONE] },
+  { below: 1, normal: [72, 104], critical: [70, NONE] },
+  { below: 3, normal: [86, 106], critical: [72, NONE] },
+  { below: 6, normal: [89, 112], critical: [76, NONE] },
+  { below: 10, normal: [97, 115], critical: [82, NONE] },
+  { below: 13, normal: [102, 120], critical: [90, NONE] },
+  { below: 16, normal: [110, 131], critical: [90, NONE] },
+];
+const CHILD_DIASTOLIC: readonly AgeBand[] = [
+  { below: NEONATE, normal: [35, 53] },
+  { below: 1, normal: [37, 56] },
+  { below: 3, normal: [42, 63] },
+  { below: 6, normal: [46, 72] },
+  { below: 10, normal: [57, 76] },
+  { below: 13, normal: [61, 80] },
+  { below: 16, normal: [64, 83] },
+];
+const CHILD_HEART_RATE: readonly AgeBand[] = [
+  { below: NEONATE, normal: [100, 205], critical: [60, 220] },
+  { below: 1, normal: [100, 180], critical: [60, 220] },
+  { below: 3, normal: [98, 140], critical: [60, 180] },
+  { below: 6, normal: [80, 120], critical: [60, 180] },
+  { below: 13, normal: [75, 118], critical: [60, 180] },
+];
+const CHILD_RESPIRATORY_RATE: readonly AgeBand[] = [
+  { below: 1, normal: [30, 53] },
+  { below: 3, normal: [22, 37] },
+  { below: 6, normal: [20, 28] },
+  { below: 13, normal: [18, 25] },
+];
 
 export const BLOOD_PRESSURE = { loinc: '85354-9', display: 'Blood pressure panel with all children optional' };
 
@@ -31,6 +87,7 @@ export const VITAL_SIGNS: readonly VitalSign[] = [
     plausible: [40, 300],
     normal: [90, 139],
     critical: [70, 179],
+    children: CHILD_SYSTOLIC,
   },
   {
     key: 'diastolik',
@@ -41,6 +98,7 @@ export const VITAL_SIGNS: readonly VitalSign[] = [
     plausible: [20, 200],
     normal: [60, 89],
     critical: [40, 119],
+    children: CHILD_DIASTOLIC,
   },
   {
     key: 'nadi',
@@ -51,6 +109,7 @@ export const VITAL_SIGNS: readonly VitalSign[] = [
     plausible: [20, 300],
     normal: [60, 100],
     critical: [40, 140],
+    children: CHILD_HEART_RATE,
   },
   {
     key: 'napas',
@@ -61,6 +120,7 @@ export const VITAL_SIGNS: readonly VitalSign[] = [
     plausible: [4, 80],
     normal: [12, 20],
     critical: [8, 30],
+    children: CHILD_RESPIRATORY_RATE,
   },
   {
     key: 'suhu',
@@ -94,12 +154,26 @@ export const vitalByLoinc = (loinc: string) => BY_LOINC.get(loinc);
 export type Flag = 'N' | 'L' | 'H' | 'LL' | 'HH';
 const SEVERITY: Record<Flag, number> = { N: 0, L: 1, H: 1, LL: 2, HH: 2 };
 
-/** The interpretation of a believable value: normal, low, high, critically low or high. */
-export function flagOf(sign: VitalSign, value: number): Flag {
-  if (!sign.normal) return 'N';
-  const [lo, hi] = sign.normal;
+/** Years from `birthDate` (YYYY-MM-DD) to `at`, with the fraction: a newborn's days count. */
+export function ageInYears(birthDate: string, at: Date | string = new Date()): number {
+  const days = (new Date(at).getTime() - Date.parse(`${birthDate.slice(0, 10)}T00:00:00Z`)) / 86_400_000;
+  return Math.max(0, days) / 365.25;
+}
+
+/** The reference range for a patient of `ageYears` (unknown: the adult one); undefined: never flagged. */
+export function referenceRange(sign: VitalSign, ageYears: number | undefined): ReferenceRange | undefined {
+  const band = ageYears === undefined ? undefined : sign.children?.find((b) => ageYears < b.below);
+  if (band) return band;
+  return sign.normal ? { normal: sign.normal, ...(sign.critical ? { critical: sign.critical } : {}) } : undefined;
+}
+
+/** The interpretation of a believable value for a patient of `ageYears`: normal, low, high, critically low or high. */
+export function flagOf(sign: VitalSign, value: number, ageYears?: number): Flag {
+  const range = referenceRange(sign, ageYears);
+  if (!range) return 'N';
+  const [lo, hi] = range.normal;
   if (value >= lo && value <= hi) return 'N';
-  const [clo, chi] = sign.critical ?? [-Infinity, Infinity];
+  const [clo, chi] = range.critical ?? [-Infinity, Infinity];
   if (value < lo) return value < clo ? 'LL' : 'L';
   return value > chi ? 'HH' : 'H';
 }
@@ -131,7 +205,11 @@ export function checkMeasurement(m: Measurement): Record<string, string[]> {
  * The entries a set of checked measurements makes: one Observation per sign, except systolic and
  * diastolic, which make one blood-pressure panel (both are needed, and diastolic below systolic).
  */
-export function prepareVitals(measurements: readonly Measurement[], field = 'measurements'): Prepared[] | Record<string, string[]> {
+export function prepareVitals(
+  measurements: readonly Measurement[],
+  ageYears: number | undefined,
+  field = 'measurements',
+): Prepared[] | Record<string, string[]> {
   const problems: Record<string, string[]> = {};
   const seen = new Map<string, number>();
   measurements.forEach((m, i) => {
@@ -147,7 +225,7 @@ export function prepareVitals(measurements: readonly Measurement[], field = 'mea
   if (Object.keys(problems).length > 0) return problems;
   const out: Prepared[] = [];
   if (sys && dia) {
-    const flag = worseFlag(flagOf(BY_KEY.get('sistolik')!, sys.value), flagOf(BY_KEY.get('diastolik')!, dia.value));
+    const flag = worseFlag(flagOf(BY_KEY.get('sistolik')!, sys.value, ageYears), flagOf(BY_KEY.get('diastolik')!, dia.value, ageYears));
     out.push({
       kode: BLOOD_PRESSURE.loinc,
       kategori: 'vital-signs',
@@ -158,7 +236,12 @@ export function prepareVitals(measurements: readonly Measurement[], field = 'mea
   for (const m of measurements) {
     if (m.key === 'sistolik' || m.key === 'diastolik') continue;
     const sign = BY_KEY.get(m.key)!;
-    out.push({ kode: sign.loinc, kategori: 'vital-signs', isi: { value: m.value, unit: sign.unit }, flag: flagOf(sign, m.value) });
+    out.push({
+      kode: sign.loinc,
+      kategori: 'vital-signs',
+      isi: { value: m.value, unit: sign.unit },
+      flag: flagOf(sign, m.value, ageYears),
+    });
   }
   return out;
 }

@@ -35,8 +35,8 @@ describe('clinical entries', () => {
   let n = 700;
 
   /** A patient with a visit at the clinic, arrived, started by the doctor. */
-  async function startedVisit(): Promise<{ pasienId: string; visit: string }> {
-    const pasienId = dataOf<{ id: string }>(await r.mutate('pasien.create', newPasien(++n), admin)).id;
+  async function startedVisit(patient: Record<string, unknown> = {}): Promise<{ pasienId: string; visit: string }> {
+    const pasienId = dataOf<{ id: string }>(await r.mutate('pasien.create', newPasien(++n, patient), admin)).id;
     const visit = dataOf<{ id: string }>(await r.mutate('kunjungan.register', { pasienId, poliId }, clerk)).id;
     dataOf(await r.mutate('kunjungan.arrive', { id: visit }, clerk));
     dataOf(await r.mutate('kunjungan.start', { id: visit }, doctor));
@@ -92,6 +92,34 @@ describe('clinical entries', () => {
     assertEnvelope(await r.mutate('vital.record', { kunjunganId: visit, measurements: BP(120, 80) }, clerk), 403, 'FORBIDDEN');
     assertEnvelope(await r.query('vital.list', { kunjunganId: visit }, clerk), 403, 'FORBIDDEN');
     assert.equal(dataOf<Entry[]>(await r.query('vital.list', { kunjunganId: visit }, doctor)).length, 2);
+  });
+
+  test("a child's vital signs are flagged by the ranges of its age, recorded and corrected; an adult's by the adult ones", async () => {
+    const fourYearsAgo = new Date(Date.now() - 4.3 * 365.25 * 86_400_000).toISOString().slice(0, 10);
+    const signs = [...BP(100, 60), { key: 'nadi', value: 110, unit: '/min' }, { key: 'napas', value: 26, unit: '/min' }];
+    const flagsOf = (entries: Entry[]) => entries.map((e) => [e.kode, e.flag]).sort();
+    const child = await startedVisit({ tanggalLahir: fourYearsAgo });
+    const recorded = dataOf<Entry[]>(await r.mutate('vital.record', { kunjunganId: child.visit, measurements: signs }, nurse));
+    assert.deepEqual(flagsOf(recorded), [
+      ['85354-9', 'N'],
+      ['8867-4', 'N'],
+      ['9279-1', 'N'],
+    ]);
+    const adult = await startedVisit();
+    assert.deepEqual(flagsOf(dataOf<Entry[]>(await r.mutate('vital.record', { kunjunganId: adult.visit, measurements: signs }, nurse))), [
+      ['85354-9', 'N'],
+      ['8867-4', 'H'],
+      ['9279-1', 'H'],
+    ]);
+    const pulse = recorded.find((e) => e.kode === '8867-4')!;
+    const corrected = dataOf<Entry>(
+      await r.mutate(
+        'vital.amend',
+        { id: pulse.id, expectedVersion: 1, reason: 'Salah ketik nadi', measurements: [{ key: 'nadi', value: 200, unit: '/min' }] },
+        nurse,
+      ),
+    );
+    assert.equal(corrected.flag, 'HH', "above the rate that suggests a child's supraventricular tachycardia");
   });
 
   test('diagnoses: known codes only, one primary; finishing needs it; afterwards only amendments with a reason', async () => {

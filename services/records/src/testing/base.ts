@@ -36,7 +36,11 @@ let serial = 0;
 /** A valid registration for a patient; `n` varies the NIK and name. */
 export function newPasien(n = ++serial, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const female = n % 2 === 0;
-  const tanggalLahir = `19${String(50 + (n % 49)).padStart(2, '0')}-${String(1 + (n % 12)).padStart(2, '0')}-${String(1 + (n % 28)).padStart(2, '0')}`;
+  // An adult unless the overrides say otherwise; the NIK carries the birth date either way.
+  const tanggalLahir =
+    typeof overrides.tanggalLahir === 'string'
+      ? overrides.tanggalLahir
+      : `19${String(50 + (n % 49)).padStart(2, '0')}-${String(1 + (n % 12)).padStart(2, '0')}-${String(1 + (n % 28)).padStart(2, '0')}`;
   const jenisKelamin = female ? 'P' : 'L';
   return {
     nik: makeNik({ province: '32', regency: 73, district: 1 + (n % 30), tanggalLahir, jenisKelamin, serial: 1 + (n % 9999) }),

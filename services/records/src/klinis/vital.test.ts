@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ageInYears, flagOf, prepareVitals, referenceRange, vitalByKey } from './vital.ts';
+
+const sign = (key: string) => vitalByKey(key)!;
+
+test("a child's signs are judged by the ranges of its age, an adult's (or an unknown age's) by the adult ones", () => {
+  const cases: [key: string, value: number, age: number | undefined, flag: string][] = [
+    ['nadi', 110, 4, 'N'], // a preschooler's normal pulse is an adult's high one
+    ['nadi', 110, 30, 'H'],
+    ['nadi', 110, undefined, 'H'],
+    ['nadi', 150, 0.5, 'N'],
+    ['nadi', 200, 8, 'HH'], // above what suggests supraventricular tachycardia in a child
+    ['nadi', 55, 8, 'LL'], // bradycardia that needs action
+    ['napas', 26, 4, 'N'],
+    ['napas', 26, 40, 'H'],
+    ['napas', 45, 0.3, 'N'],
+    ['sistolik', 70, 10 / 365.25, 'N'], // a ten-day-old
+    ['sistolik', 65, 2, 'LL'], // hypotension at two: below 70 + 2 × age
+    ['sistolik', 100, 2, 'N'],
+    ['sistolik', 100, 14, 'L'],
+    ['diastolik', 45, 1.5, 'N'],
+    ['diastolik', 45, 40, 'L'],
+    ['nadi', 95, 16, 'N'], // from sixteen on, the adult ranges
+    ['suhu', 38.5, 3, 'H'], // fever is fever at any age
+  ];
+  for (const [key, value, age, flag] of cases) assert.equal(flagOf(sign(key), value, age), flag, `${key} ${value} at ${age}`);
+  assert.equal(referenceRange(sign('beratBadan'), 3), undefined, 'weight is never flagged');
+});
+
+test('age in years counts a newborn in days, and a birthday to the day', () => {
+  assert.equal(ageInYears('2020-01-01', '2026-01-01T00:00:00Z').toFixed(2), '6.00');
+  assert.ok(ageInYears('2026-11-20', '2026-11-29T08:00:00Z') < 28 / 365.25);
+  assert.equal(ageInYears('2030-01-01', '2026-01-01T00:00:00Z'), 0, 'never negative');
+});
+
+test("a blood pressure panel is flagged by its worse component at the patient's age", () => {
+  const measurements = [
+    { key: 'sistolik', value: 95, unit: 'mm[Hg]' },
+    { key: 'diastolik', value: 55, unit: 'mm[Hg]' },
+    { key: 'nadi', value: 120, unit: '/min' },
+  ];
+  const flags = (age: number | undefined) => {
+    const prepared = prepareVitals(measurements, age);
+    assert.ok(Array.isArray(prepared));
+    return prepared.map((p) => p.flag);
+  };
+  assert.deepEqual(flags(4), ['N', 'N']);
+  assert.deepEqual(flags(40), ['L', 'H']);
+});
