@@ -3,7 +3,7 @@
 // explicit "no known allergy"), and the visit's SOAP note (one per visit). Every surface (tRPC, REST,
 // FHIR) writes through these, so a rule holds everywhere or nowhere.
 import { TRPCError } from '@trpc/server';
-import type { Querier, TenantDb } from '../db/index.ts';
+import type { Querier } from '../db/index.ts';
 import { badInput } from '../server/index.ts';
 import type { z } from 'zod';
 import type { alergiAmendInput, catatanAmendInput, diagnosisAmendInput, Prepared } from './schema.ts';
@@ -15,27 +15,23 @@ import type { Measurement } from './vital.ts';
 export const NO_KNOWN_ALLERGY = { system: 'http://snomed.info/sct', code: '716186003', display: 'No known allergy' };
 
 /** Checked vital signs, flagged for a patient of `ageYears`, as the entries they make; their problems as a 400. */
-export function checkedVitals(measurements: readonly Measurement[], ageYears: number | undefined, field = 'measurements'): Prepared[] {
+function checkedVitals(measurements: readonly Measurement[], ageYears: number | undefined, field = 'measurements'): Prepared[] {
   const prepared = prepareVitals(measurements, ageYears, field);
   if (!Array.isArray(prepared)) throw badInput(prepared);
   return prepared;
 }
 
-/** The age of a patient in years at `at` (now when unset); undefined for no such patient. */
-export async function patientAge(q: Querier, pasienId: string, at?: unknown): Promise<number | undefined> {
+/** The age of a patient in years at `at`; undefined for no such patient. */
+async function patientAge(q: Querier, pasienId: string, at: unknown): Promise<number | undefined> {
   const [row] = await q.query<{ lahir: string }>('select tanggal_lahir::text as lahir from records.pasien where id = $1::uuid', [pasienId]);
-  return row ? ageInYears(row.lahir, at === undefined ? new Date() : String(at)) : undefined;
+  return row ? ageInYears(row.lahir, String(at)) : undefined;
 }
 
-/** The age of a visit's patient in years on the visit's day; undefined for no such visit. */
-export async function ageAtVisit(db: TenantDb, kunjunganId: string): Promise<number | undefined> {
-  const [row] = await db.one<{ lahir: string; tanggal: string }>(
-    `select p.tanggal_lahir::text as lahir, k.tanggal::text as tanggal
-       from records.kunjungan k join records.pasien p on p.id = k.pasien_id where k.id = $1::uuid`,
-    [kunjunganId],
-  );
-  return row ? ageInYears(row.lahir, `${row.tanggal}T12:00:00Z`) : undefined;
-}
+/**
+ * Checked vital signs as the entries they make, with their flags by age (Prepared.byAge): the write
+ * flags each at the patient's age in its own statement. Problems are a 400.
+ */
+export const visitVitals = (measurements: readonly Measurement[]): Prepared[] => checkedVitals(measurements, undefined);
 
 export function vitalsPrepare(measurements: readonly Measurement[], field = 'measurements'): Prepare {
   return async (q, pasienId, current) => {
@@ -46,8 +42,9 @@ export function vitalsPrepare(measurements: readonly Measurement[], field = 'mea
       if (given.join() !== [...keys].sort().join())
         throw badInput({ [field]: [`this entry measures ${keys.join(' and ')}: correct those`] });
     }
-    // A correction is judged at the age the patient had when measured.
-    return checkedVitals(measurements, await patientAge(q, pasienId, current?.waktu), field);
+    // A new entry is flagged at the patient's age by its insert; a correction, here, at the age the
+    // patient had when it was measured.
+    return checkedVitals(measurements, current ? await patientAge(q, pasienId, current.waktu) : undefined, field);
   };
 }
 

@@ -12,7 +12,13 @@ export interface Prepared {
   kategori: string;
   peran?: 'primary' | 'secondary';
   isi: Record<string, unknown>;
+  /** The flag at the age the checks were given (none given: an adult's). */
   flag?: string;
+  /**
+   * The flag by the patient's age where it depends on it, youngest first: [below this many years,
+   * flag]; from the last band's age on, `flag`. The write picks the patient's band in its statement.
+   */
+  byAge?: [number, string][];
 }
 
 const expectedVersion = z.number({ error: 'expectedVersion must be a number' }).int().positive();

@@ -140,11 +140,20 @@ function insertEntries(
   prepared: Prepared[],
 ): string {
   const stamp = `${p(actor.userId)}, ${p(actor.role)}`;
+  // An entry whose flag depends on age (a child's vital signs) takes the flag of the patient's age
+  // when measured, from the bands its checks gave (Prepared.byAge).
   return `insert into records.klinis (jenis, pasien_id, kunjungan_id, kode, kategori, peran, isi, flag, waktu, alasan,
                                       created_by, created_role, updated_by, updated_role)
-    select ${p(kind)}, t.pasien_id, ${p(target.kunjunganId ?? null)}::uuid, x.kode, x.kategori, x.peran, x.isi, x.flag,
-           coalesce(${p(target.waktu ?? null)}::timestamptz, now()), ${p(target.reason ?? null)}, ${stamp}, ${stamp}
-    from (${patient}) t cross join jsonb_to_recordset(${p(JSON.stringify(prepared))}::jsonb) as x(kode text, kategori text, peran text, isi jsonb, flag text)
+    select ${p(kind)}, t.pasien_id, ${p(target.kunjunganId ?? null)}::uuid, x.kode, x.kategori, x.peran, x.isi,
+           coalesce((select b.band ->> 1 from jsonb_array_elements(x."byAge") with ordinality as b(band, n)
+                      where a.years < (b.band ->> 0)::float8 order by b.n limit 1), x.flag),
+           w.at, ${p(target.reason ?? null)}, ${stamp}, ${stamp}
+    from (${patient}) t
+    cross join (select coalesce(${p(target.waktu ?? null)}::timestamptz, now()) as at) w
+    left join lateral (select extract(epoch from w.at - (pp.tanggal_lahir::timestamp at time zone 'UTC')) / 86400 / 365.25 as years
+                         from records.pasien pp where pp.id = t.pasien_id) a on true
+    cross join jsonb_to_recordset(${p(JSON.stringify(prepared))}::jsonb)
+      as x(kode text, kategori text, peran text, isi jsonb, flag text, "byAge" jsonb)
     returning *`;
 }
 

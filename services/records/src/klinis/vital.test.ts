@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ageInYears, flagOf, prepareVitals, referenceRange, vitalByKey } from './vital.ts';
+import { ageInYears, flagOf, flagsByAge, prepareVitals, referenceRange, vitalByKey } from './vital.ts';
 
 const sign = (key: string) => vitalByKey(key)!;
 
@@ -47,4 +47,18 @@ test("a blood pressure panel is flagged by its worse component at the patient's 
   };
   assert.deepEqual(flags(4), ['N', 'N']);
   assert.deepEqual(flags(40), ['L', 'H']);
+});
+
+test("an entry carries its flag by age, for the write to pick the patient's band; none where age changes nothing", () => {
+  const pulse = flagsByAge((age) => flagOf(sign('nadi'), 110, age));
+  const at = (age: number) => pulse.find(([below]) => age < below)?.[1] ?? flagOf(sign('nadi'), 110);
+  for (const age of [0, 0.5, 2, 4, 8, 12, 15, 16, 40]) assert.equal(at(age), flagOf(sign('nadi'), 110, age), `at ${age}`);
+  assert.deepEqual(
+    flagsByAge((age) => flagOf(sign('suhu'), 36.8, age)),
+    [],
+  );
+  const prepared = prepareVitals([{ key: 'nadi', value: 110, unit: '/min' }], undefined);
+  assert.ok(Array.isArray(prepared));
+  assert.equal(prepared[0]!.flag, 'H', "an unknown age: an adult's flag");
+  assert.deepEqual(prepared[0]!.byAge, pulse);
 });

@@ -167,6 +167,19 @@ export function referenceRange(sign: VitalSign, ageYears: number | undefined): R
   return sign.normal ? { normal: sign.normal, ...(sign.critical ? { critical: sign.critical } : {}) } : undefined;
 }
 
+/** Every age at which some sign's reference range changes, youngest first. */
+const BAND_EDGES = [...new Set(VITAL_SIGNS.flatMap((v) => (v.children ?? []).map((b) => b.below)))].sort((a, b) => a - b);
+
+/**
+ * A flag as a function of age, as the bands it takes: [below, flag] for each band of ages (each judged
+ * at its youngest age), youngest first; from the last edge on, the adult flag. Without any band, empty.
+ */
+export function flagsByAge(flagAt: (ageYears: number | undefined) => Flag): [number, Flag][] {
+  const bands = BAND_EDGES.map((below, i): [number, Flag] => [below, flagAt(i === 0 ? 0 : BAND_EDGES[i - 1]!)]);
+  const adult = flagAt(undefined);
+  return bands.every(([, flag]) => flag === adult) ? [] : bands;
+}
+
 /** The interpretation of a believable value for a patient of `ageYears`: normal, low, high, critically low or high. */
 export function flagOf(sign: VitalSign, value: number, ageYears?: number): Flag {
   const range = referenceRange(sign, ageYears);
@@ -201,15 +214,8 @@ export function checkMeasurement(m: Measurement): Record<string, string[]> {
   return problems;
 }
 
-/**
- * The entries a set of checked measurements makes: one Observation per sign, except systolic and
- * diastolic, which make one blood-pressure panel (both are needed, and diastolic below systolic).
- */
-export function prepareVitals(
-  measurements: readonly Measurement[],
-  ageYears: number | undefined,
-  field = 'measurements',
-): Prepared[] | Record<string, string[]> {
+/** The problems of a set of measurements, keyed by field (none: they make entries). */
+export function vitalProblems(measurements: readonly Measurement[], field = 'measurements'): Record<string, string[]> {
   const problems: Record<string, string[]> = {};
   const seen = new Map<string, number>();
   measurements.forEach((m, i) => {
@@ -222,15 +228,34 @@ export function prepareVitals(
   if (Boolean(sys) !== Boolean(dia)) problems[field] = ['blood pressure needs both sistolik and diastolik'];
   else if (sys && dia && dia.value >= sys.value) problems[`${field}.${seen.get('diastolik')}.value`] = ['diastolic must be below systolic'];
   if (measurements.length === 0) problems[field] = ['give at least one measurement'];
+  return problems;
+}
+
+/**
+ * The entries a set of checked measurements makes: one Observation per sign, except systolic and
+ * diastolic, which make one blood-pressure panel (both are needed, and diastolic below systolic).
+ */
+export function prepareVitals(
+  measurements: readonly Measurement[],
+  ageYears: number | undefined,
+  field = 'measurements',
+): Prepared[] | Record<string, string[]> {
+  const problems = vitalProblems(measurements, field);
   if (Object.keys(problems).length > 0) return problems;
+  const sys = measurements.find((m) => m.key === 'sistolik');
+  const dia = measurements.find((m) => m.key === 'diastolik');
   const out: Prepared[] = [];
+  const flagged = (flagAt: (age: number | undefined) => Flag) => {
+    const byAge = flagsByAge(flagAt);
+    return { flag: flagAt(ageYears), ...(byAge.length ? { byAge } : {}) };
+  };
   if (sys && dia) {
-    const flag = worseFlag(flagOf(BY_KEY.get('sistolik')!, sys.value, ageYears), flagOf(BY_KEY.get('diastolik')!, dia.value, ageYears));
+    const [s, d] = [BY_KEY.get('sistolik')!, BY_KEY.get('diastolik')!];
     out.push({
       kode: BLOOD_PRESSURE.loinc,
       kategori: 'vital-signs',
       isi: { sistolik: sys.value, diastolik: dia.value, unit: 'mm[Hg]' },
-      flag,
+      ...flagged((age) => worseFlag(flagOf(s, sys.value, age), flagOf(d, dia.value, age))),
     });
   }
   for (const m of measurements) {
@@ -240,7 +265,7 @@ export function prepareVitals(
       kode: sign.loinc,
       kategori: 'vital-signs',
       isi: { value: m.value, unit: sign.unit },
-      flag: flagOf(sign, m.value, ageYears),
+      ...flagged((age) => flagOf(sign, m.value, age)),
     });
   }
   return out;

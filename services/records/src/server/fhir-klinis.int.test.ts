@@ -87,6 +87,20 @@ describe('FHIR clinical resources', () => {
     assert.equal(hr.body.interpretation[0].coding[0].code, 'LL');
     assert.ok(hr.body.meta.profile.includes('http://hl7.org/fhir/StructureDefinition/heartrate'));
 
+    // A toddler's heart rate of 120 is normal for its age, an adult's high.
+    const toddler = await w.startedVisit({ tanggalLahir: new Date(Date.now() - 2 * 365.25 * 86_400_000).toISOString().slice(0, 10) });
+    for (const [who, flag] of [
+      [toddler, 'N'],
+      [{ pasienId, visit }, 'H'],
+    ] as const) {
+      const created = await fhirCall(w.r, 'POST', '/Observation', {
+        principal: w.nurse,
+        body: vitalObservation(who.pasienId, who.visit, '8867-4', 120, '/min'),
+      });
+      assert.equal(created.status, 201);
+      assert.equal(created.body.interpretation[0].coding[0].code, flag);
+    }
+
     const minimal = await fhirCall(w.r, 'POST', '/Observation', {
       principal: w.nurse,
       body: vitalObservation(pasienId, visit, '8310-5', 36.8, 'Cel'),

@@ -16,8 +16,8 @@ export interface ClinicalWorld {
   stranger: string;
   auditor: string;
   poliId: string;
-  /** A new patient with a visit at the clinic, arrived and started by the doctor. */
-  startedVisit(): Promise<{ pasienId: string; visit: string }>;
+  /** A new patient (an adult, unless `patient` says otherwise) with a visit at the clinic, arrived and started by the doctor. */
+  startedVisit(patient?: Record<string, unknown>): Promise<{ pasienId: string; visit: string }>;
 }
 
 let n = 900;
@@ -45,8 +45,8 @@ export async function clinicalWorld(r: RecordsUnderTest): Promise<ClinicalWorld>
     stranger,
     auditor,
     poliId,
-    async startedVisit() {
-      const pasienId = dataOf<{ id: string }>(await r.mutate('pasien.create', newPasien(++n), admin)).id;
+    async startedVisit(patient = {}) {
+      const pasienId = dataOf<{ id: string }>(await r.mutate('pasien.create', newPasien(++n, patient), admin)).id;
       const visit = dataOf<{ id: string }>(await r.mutate('kunjungan.register', { pasienId, poliId }, clerk)).id;
       dataOf(await r.mutate('kunjungan.arrive', { id: visit }, clerk));
       dataOf(await r.mutate('kunjungan.start', { id: visit }, doctor));
