@@ -20,6 +20,7 @@ import {
   assertClinicPagesOnDemand,
   assertWritesAudited,
   chartPoints,
+  childVisitInProgress,
   clinicalCalls,
   startClinicDay,
   trackCalls,
@@ -356,6 +357,29 @@ describe("a clinic's day", () => {
       await page.locator('tr[data-action="btg.open"]', { hasText: BTG_REASON }).waitFor();
       await page.locator(`tr[data-break-glass="true"][data-actor="${userIds.doctor}"]`).first().waitFor();
       await assertAccessibleOnPhoneAndTablet(page, 'audit log (auditor)');
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("a child's values are judged by the ranges of its age, in the chart and while typing", STEP, async () => {
+    const child = await childVisitInProgress(day);
+    // The doctor's session of the morning: signing in once more would meet the per-address code limit.
+    const { context, page } = await openContext(day);
+    const [name, value] = cookies.doctor.split('=') as [string, string];
+    await context.addCookies([{ name, value, url: stack.publicUrl, httpOnly: true, sameSite: 'Lax' }]);
+    try {
+      await page.goto(`/kunjungan/${child.visit}`);
+      const pulse = page.locator('#vitals-chart circle[data-key="nadi"]');
+      await pulse.waitFor();
+      assert.equal(await pulse.getAttribute('class'), null, "a preschooler's 110 is not out of range");
+      assert.equal(await page.locator('#vitals-chart circle.out-of-range').count(), 0);
+      await tabTo(page, '#vital-nadi');
+      await page.keyboard.type('110');
+      assert.equal(await page.locator('#vital-nadi-flag').count(), 0, 'not marked while typing');
+      await page.keyboard.press('ControlOrMeta+a');
+      await page.keyboard.type('200');
+      assert.equal(await page.getAttribute('#vital-nadi-flag', 'data-flag'), 'HH');
     } finally {
       await context.close();
     }

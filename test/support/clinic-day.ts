@@ -2,7 +2,7 @@
 // signed in, three patients, the day's ICD-10 codes), tRPC through the gateway with a session cookie, a
 // record of every tRPC call the browsers made (with the answer's status), the checks that a
 // registration clerk sees no clinical content on a page or through the API, and the audit page's rows
-// against the API's.
+// against the API's, and a child's visit for the ranges of its age.
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { repoRoot } from '@simrs/platform/testing';
 import { firstLoad } from '../../dashboard/first-load.ts';
 import type { Stack } from '../../scripts/lib/stack.ts';
-import { registerPatients, STAFF, startDashboardWorld, USERS } from './dashboard.ts';
+import { nikFor, registerPatients, STAFF, startDashboardWorld, USERS } from './dashboard.ts';
 import type { DashboardWorld } from './dashboard.ts';
 import { signInWithOtp } from './users.ts';
 
@@ -272,4 +272,40 @@ export function assertClinicPagesOnDemand(): void {
     [],
     'none in the first load',
   );
+}
+
+/**
+ * A four-year-old's visit in progress at the day's first clinic, its pulse of 110 (a preschooler's
+ * normal, an adult's high) and blood pressure 100/60 recorded by the nurse, all through the API.
+ */
+export async function childVisitInProgress(day: ClinicDay): Promise<{ visit: string; pasienId: string }> {
+  const { api, query, cookies } = day;
+  const tanggalLahir = new Date(Date.now() - 4.3 * 365.25 * 86_400_000).toISOString().slice(0, 10);
+  const patient = {
+    nik: nikFor(tanggalLahir, 'L', 77),
+    nama: 'Raka Pratama',
+    tempatLahir: 'Jakarta',
+    tanggalLahir,
+    jenisKelamin: 'L',
+    alamat: 'Jl. Melati No. 77',
+    kotaKabupaten: 'Jakarta Selatan',
+    provinsi: 'DKI Jakarta',
+  };
+  const call = async <T>(proc: string, who: keyof ClinicDay['cookies'], input: unknown) => {
+    const res = await api<T>(`/trpc/${proc}`, cookies[who], input);
+    assert.equal(res.status, 200, `${proc}: ${JSON.stringify(res.data)}`);
+    return res.data;
+  };
+  const pasienId = (await call<{ id: string }>('pasien.create', 'admin', patient)).id;
+  const [poli] = (await query<{ id: string }[]>('poli.list', cookies.admin, {})).data;
+  const visit = (await call<{ id: string }>('kunjungan.register', 'clerk', { pasienId, poliId: poli!.id })).id;
+  await call('kunjungan.arrive', 'clerk', { id: visit });
+  await call('kunjungan.start', 'doctor', { id: visit });
+  const measurements = [
+    { key: 'sistolik', value: 100, unit: 'mm[Hg]' },
+    { key: 'diastolik', value: 60, unit: 'mm[Hg]' },
+    { key: 'nadi', value: 110, unit: '/min' },
+  ];
+  await call('vital.record', 'nurse', { kunjunganId: visit, measurements });
+  return { visit, pasienId };
 }
