@@ -165,6 +165,8 @@ describe("a clinic's day", () => {
         .waitFor({ timeout: withinMs - (Date.now() - called) });
       const seenAfter = Date.now() - called;
       assert.ok(seenAfter <= withinMs, `the doctor's worklist showed the call after ${seenAfter} ms`);
+      const since = await doctor.page.locator(`.worklist-row[data-visit="${visitA}"] .waiting`).textContent();
+      assert.match(since ?? '', /^diperiksa sejak \d{2}\.\d{2}$/, 'no longer "waiting": since when the patient is seen');
       assert.equal(await doctor.page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, 'not reloaded');
       await page.locator('#allergy-banner[data-state="unknown"]', { hasText: 'belum ditanyakan' }).waitFor();
 

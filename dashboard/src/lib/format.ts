@@ -8,12 +8,15 @@ export function useFormat() {
   const locale = LOCALES[i18n.resolvedLanguage ?? 'id'] ?? 'id-ID';
   const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
   const date = new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' });
+  const time = new Intl.DateTimeFormat(locale, { timeStyle: 'short' });
   const number = new Intl.NumberFormat(locale);
   const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
   return {
     locale,
     /** A timestamp (ISO string or Date) with date and time. */
     dateTime: (value: string | Date | null | undefined) => (value ? dateTime.format(new Date(value)) : '—'),
+    /** The time of day of a timestamp. */
+    time: (value: string | Date | null | undefined) => (value ? time.format(new Date(value)) : '—'),
     /** A calendar date (YYYY-MM-DD), shown without time-zone shifts. */
     date: (value: string | null | undefined) => (value ? date.format(new Date(`${value.slice(0, 10)}T00:00:00Z`)) : '—'),
     number: (value: number) => number.format(value),

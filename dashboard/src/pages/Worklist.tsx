@@ -9,6 +9,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import { allergyState } from '../clinic/PatientBanner.tsx';
 import { isAbnormal } from '../clinic/vitals.ts';
 import { useMyClinics, waitingMinutes, WORKLIST_REFRESH_MS } from '../lib/clinic.ts';
+import { useFormat } from '../lib/format.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { useCan } from '../lib/session.tsx';
 import { useTRPC } from '../lib/trpc.ts';
@@ -85,7 +86,13 @@ function ClinicQueue({ poliId, nama }: { poliId: string; nama: string }) {
 
 function WorklistRow({ v, onArrive }: { v: Visit; onArrive: (() => void) | undefined }) {
   const { t } = useTranslation();
+  const f = useFormat();
   const active = v.status !== 'cancelled' && v.status !== 'finished';
+  // Waiting until the visit starts; from then on, since when the patient is being seen.
+  const waiting =
+    v.status === 'in-progress'
+      ? t('clinic.worklist.seenSince', { time: f.time(v.startedAt) })
+      : t('clinic.worklist.waiting', { count: waitingMinutes(v), minutes: waitingMinutes(v) });
   return (
     <li className={`worklist-row state-${v.status}`} data-visit={v.id} data-status={v.status}>
       <span className="queue-no">
@@ -99,9 +106,7 @@ function WorklistRow({ v, onArrive }: { v: Visit; onArrive: (() => void) | undef
         <span className="muted mono"> {v.noRm}</span>
       </span>
       <span className={`state state-${v.status}`}>{t(`clinic.status.${v.status}`)}</span>
-      <span className="waiting">
-        {active ? t('clinic.worklist.waiting', { count: waitingMinutes(v), minutes: waitingMinutes(v) }) : ''}
-      </span>
+      <span className="waiting">{active ? waiting : ''}</span>
       {active ? <Flags v={v} /> : <span />}
       {onArrive && v.status === 'planned' ? (
         <button type="button" className="secondary arrive" onClick={onArrive}>
