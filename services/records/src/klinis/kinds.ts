@@ -8,33 +8,25 @@ import { badInput } from '../server/index.ts';
 import type { z } from 'zod';
 import type { alergiAmendInput, catatanAmendInput, diagnosisAmendInput, Prepared } from './schema.ts';
 import type { Prepare } from './store.ts';
-import { ageInYears, BLOOD_PRESSURE, prepareVitals, vitalByLoinc } from './vital.ts';
+import { BLOOD_PRESSURE, prepareVitals, vitalByLoinc } from './vital.ts';
 import type { Measurement } from './vital.ts';
 
 /** SNOMED CT's "No known allergy": an explicit answer, unlike an empty list ("not yet asked"). */
 export const NO_KNOWN_ALLERGY = { system: 'http://snomed.info/sct', code: '716186003', display: 'No known allergy' };
 
-/** Checked vital signs, flagged for a patient of `ageYears`, as the entries they make; their problems as a 400. */
-function checkedVitals(measurements: readonly Measurement[], ageYears: number | undefined, field = 'measurements'): Prepared[] {
-  const prepared = prepareVitals(measurements, ageYears, field);
+/**
+ * Checked vital signs as the entries they make, with their flags by age (Prepared.byAge): the statement
+ * that writes them flags each at the patient's age. Their problems as a 400.
+ */
+export function checkedVitals(measurements: readonly Measurement[], field = 'measurements'): Prepared[] {
+  const prepared = prepareVitals(measurements, undefined, field);
   if (!Array.isArray(prepared)) throw badInput(prepared);
   return prepared;
 }
 
-/** The age of a patient in years at `at`; undefined for no such patient. */
-async function patientAge(q: Querier, pasienId: string, at: unknown): Promise<number | undefined> {
-  const [row] = await q.query<{ lahir: string }>('select tanggal_lahir::text as lahir from records.pasien where id = $1::uuid', [pasienId]);
-  return row ? ageInYears(row.lahir, String(at)) : undefined;
-}
-
-/**
- * Checked vital signs as the entries they make, with their flags by age (Prepared.byAge): the write
- * flags each at the patient's age in its own statement. Problems are a 400.
- */
-export const visitVitals = (measurements: readonly Measurement[]): Prepared[] => checkedVitals(measurements, undefined);
-
 export function vitalsPrepare(measurements: readonly Measurement[], field = 'measurements'): Prepare {
-  return async (q, pasienId, current) => {
+  return async (_q, _pasienId, current) => {
+    await Promise.resolve();
     if (current) {
       // A correction keeps the sign: a blood pressure stays a blood pressure.
       const keys = current.kode === BLOOD_PRESSURE.loinc ? ['sistolik', 'diastolik'] : [vitalByLoinc(String(current.kode))?.key];
@@ -42,9 +34,7 @@ export function vitalsPrepare(measurements: readonly Measurement[], field = 'mea
       if (given.join() !== [...keys].sort().join())
         throw badInput({ [field]: [`this entry measures ${keys.join(' and ')}: correct those`] });
     }
-    // A new entry is flagged at the patient's age by its insert; a correction, here, at the age the
-    // patient had when it was measured.
-    return checkedVitals(measurements, current ? await patientAge(q, pasienId, current.waktu) : undefined, field);
+    return checkedVitals(measurements, field);
   };
 }
 

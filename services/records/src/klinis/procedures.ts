@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { ClinicalKind } from '../access/index.ts';
 import { builtOutput, clinicalProcedure, clinicalWriteProcedure, restMeta, router } from '../server/index.ts';
-import { alergiPrepare, catatanPrepare, diagnosisPrepare, visitVitals, vitalsPrepare } from './kinds.ts';
+import { alergiPrepare, catatanPrepare, checkedVitals, diagnosisPrepare, vitalsPrepare } from './kinds.ts';
 import {
   alergiAmendInput,
   alergiRecordInput,
@@ -85,7 +85,7 @@ export const vitalRouter = router({
       ),
     )
     .output(builtOutput(z.array(entryOutput)))
-    .mutation(({ ctx, input }) => klinisStore(ctx.scope).recordInVisit(ctx.access, 'vital', input, visitVitals(input.measurements))),
+    .mutation(({ ctx, input }) => klinisStore(ctx.scope).recordInVisit(ctx.access, 'vital', input, checkedVitals(input.measurements))),
   amend: clinicalProcedure('vital.amend', vitalAmendInput, (i) => ({ klinisId: i.id }))
     .meta(amendMeta('vital'))
     .output(builtOutput(entryOutput))

@@ -14,6 +14,7 @@ import { klinisReads } from './reads.ts';
 import { ENTRY_NOT_FOUND, SELECT_ENTRY, toEntry } from './rows.ts';
 import type { Row } from './rows.ts';
 import type { Entry, Prepared } from './schema.ts';
+import { ageInYearsSql, flagAtAgeSql } from './vital.ts';
 
 /** The visit states a kind may be recorded in without an amendment reason. */
 const OPEN_FOR: Record<ClinicalKind, readonly string[]> = {
@@ -130,7 +131,10 @@ async function writeVersion(
   return toEntry(written!);
 }
 
-/** The INSERT of prepared entries of `kind` for the patient `patient` (a SELECT of pasien_id), returning them. */
+/**
+ * The INSERT of prepared entries of `kind` for the patient `patient` (a SELECT of pasien_id and
+ * tanggal_lahir), returning them.
+ */
 function insertEntries(
   p: (v: unknown) => string,
   actor: Actor,
@@ -145,13 +149,10 @@ function insertEntries(
   return `insert into records.klinis (jenis, pasien_id, kunjungan_id, kode, kategori, peran, isi, flag, waktu, alasan,
                                       created_by, created_role, updated_by, updated_role)
     select ${p(kind)}, t.pasien_id, ${p(target.kunjunganId ?? null)}::uuid, x.kode, x.kategori, x.peran, x.isi,
-           coalesce((select b.band ->> 1 from jsonb_array_elements(x."byAge") with ordinality as b(band, n)
-                      where a.years < (b.band ->> 0)::float8 order by b.n limit 1), x.flag),
+           ${flagAtAgeSql('x."byAge"', 'x.flag', ageInYearsSql('t.tanggal_lahir', 'w.at'))},
            w.at, ${p(target.reason ?? null)}, ${stamp}, ${stamp}
     from (${patient}) t
     cross join (select coalesce(${p(target.waktu ?? null)}::timestamptz, now()) as at) w
-    left join lateral (select extract(epoch from w.at - (pp.tanggal_lahir::timestamp at time zone 'UTC')) / 86400 / 365.25 as years
-                         from records.pasien pp where pp.id = t.pasien_id) a on true
     cross join jsonb_to_recordset(${p(JSON.stringify(prepared))}::jsonb)
       as x(kode text, kategori text, peran text, isi jsonb, flag text, "byAge" jsonb)
     returning *`;
@@ -175,11 +176,11 @@ async function recordInVisit(
   const { values, p } = params();
   const allowed = `k.status in (${OPEN_FOR[kind].map((s) => `'${s}'`).join(', ')}) or (k.status = 'finished' and ${p(target.reason ?? null)}::text is not null)`;
   const flags = { breakGlass: 'not ok.rel', purpose: "case when ok.rel then 'treatment' else 'break-the-glass' end" };
-  const sql = `with checked as (select k.pasien_id, ${accessColumns(p(actor.userId), 'k.pasien_id')}
+  const sql = `with checked as (select k.pasien_id, ps.tanggal_lahir, ${accessColumns(p(actor.userId), 'k.pasien_id')}
         from records.kunjungan k join records.pasien ps on ps.id = k.pasien_id
         where k.id = ${p(target.kunjunganId)}::uuid and ps.status = 'active' and (${allowed}) for share of k),
       ok as (select * from checked where checked.rel or checked.btg),
-      e as (${insertEntries(p, actor, kind, 'select ok.pasien_id from ok', target, prepared)}),
+      e as (${insertEntries(p, actor, kind, 'select ok.pasien_id, ok.tanggal_lahir from ok', target, prepared)}),
       audit as (${auditInsertFor(actor)(p, 'klinis.record', 'array[ok.pasien_id]', { ...extra, jenis: kind, kunjunganId: target.kunjunganId }, flags)} from ok)
       select ${SELECT_ENTRY} from e order by e.kode`;
   const rows = await db.one<Row>(sql, values);
@@ -201,7 +202,8 @@ export function klinisStore(scope: TenantScope) {
         const pasienId = await resolveTarget(q, kind, target);
         const prepared = await prepare(q, pasienId);
         const { values, p } = params();
-        const sql = `with e as (${insertEntries(p, actor, kind, `select ${p(pasienId)}::uuid as pasien_id`, target, prepared)}),
+        const patient = `select id as pasien_id, tanggal_lahir from records.pasien where id = ${p(pasienId)}::uuid`;
+        const sql = `with e as (${insertEntries(p, actor, kind, patient, target, prepared)}),
           audit as (${auditInsert(p, 'klinis.record', `array[${p(pasienId)}::uuid]`, { ...extra, jenis: kind, kunjunganId: target.kunjunganId ?? '' })})
           select ${SELECT_ENTRY} from e order by e.kode`;
         return (await q.query<Row>(sql, values)).map(toEntry);
@@ -240,8 +242,10 @@ export function klinisStore(scope: TenantScope) {
           row,
           { ...extra, change: 'amend' },
           (p) =>
+            // Flagged as an insert is: at the age the patient had when the entry was measured.
             `kode = ${p(next.kode)}, kategori = ${p(next.kategori)}, peran = ${p(next.peran ?? null)}, isi = ${p(JSON.stringify(next.isi))}::jsonb,
-           flag = ${p(next.flag ?? null)}, alasan = ${p(reason)}`,
+           flag = ${flagAtAgeSql(`${p(next.byAge ? JSON.stringify(next.byAge) : null)}::jsonb`, `${p(next.flag ?? null)}::text`, ageInYearsSql('(select tanggal_lahir from records.pasien where id = e.pasien_id)', 'e.waktu'))},
+           alasan = ${p(reason)}`,
         );
       });
     },

@@ -2,7 +2,7 @@
 // (the tenant's patients, numbered), synth_poli (its clinics), synth_code (the code catalogue) and
 // synth_k (every visit to make, numbered in time order as rn). Values are derived from hashes of the
 // patient's and the visit's number, so the same patients always get the same history.
-import { referenceRange, vitalByKey } from './vital.ts';
+import { ageInYearsSql, referenceRange, vitalByKey } from './vital.ts';
 import type { ReferenceRange } from './vital.ts';
 
 /** `expr` against one reference range, as flagOf (vital.ts) judges it. */
@@ -163,7 +163,7 @@ export const INSERT_VITALS = `
   join synth_p sp on sp.n = k.pn
   cross join lateral (select k.started_at + interval '3 minutes' as t) w
   cross join lateral (select k.sys, k.dia, k.nadi, k.suhu, k.bb,
-                             extract(epoch from w.t - (sp.lahir::timestamp at time zone 'UTC')) / 86400 / 365.25 as age) m
+                             ${ageInYearsSql('sp.lahir', 'w.t')} as age) m
   cross join lateral (select ${flagSql('sistolik', 'm.sys', 'm.age')} as fs, ${flagSql('diastolik', 'm.dia', 'm.age')} as fd) bp
   cross join lateral (values
       ('85354-9', jsonb_build_object('sistolik', m.sys, 'diastolik', m.dia, 'unit', 'mm[Hg]'),

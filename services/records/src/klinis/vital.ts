@@ -160,6 +160,18 @@ export function ageInYears(birthDate: string, at: Date | string = new Date()): n
   return Math.max(0, days) / 365.25;
 }
 
+/** ageInYears in SQL: the same years, from a date expression `birthDate` to a timestamptz expression `at`. */
+export const ageInYearsSql = (birthDate: string, at: string) =>
+  `(extract(epoch from ${at} - (${birthDate}::timestamp at time zone 'UTC')) / 86400 / 365.25)`;
+
+/**
+ * The flag of an entry at `years` (SQL) from its flags by age (`byAge`, a jsonb of Prepared.byAge), else
+ * `flag`: how a write picks the patient's band in its own statement.
+ */
+export const flagAtAgeSql = (byAge: string, flag: string, years: string) =>
+  `coalesce((select b.band ->> 1 from jsonb_array_elements(${byAge}) with ordinality as b(band, n)
+              where ${years} < (b.band ->> 0)::float8 order by b.n limit 1), ${flag})`;
+
 /** The reference range for a patient of `ageYears` (unknown: the adult one); undefined: never flagged. */
 export function referenceRange(sign: VitalSign, ageYears: number | undefined): ReferenceRange | undefined {
   const band = ageYears === undefined ? undefined : sign.children?.find((b) => ageYears < b.below);
@@ -214,8 +226,15 @@ export function checkMeasurement(m: Measurement): Record<string, string[]> {
   return problems;
 }
 
-/** The problems of a set of measurements, keyed by field (none: they make entries). */
-export function vitalProblems(measurements: readonly Measurement[], field = 'measurements'): Record<string, string[]> {
+/**
+ * The entries a set of checked measurements makes: one Observation per sign, except systolic and
+ * diastolic, which make one blood-pressure panel (both are needed, and diastolic below systolic).
+ */
+export function prepareVitals(
+  measurements: readonly Measurement[],
+  ageYears: number | undefined,
+  field = 'measurements',
+): Prepared[] | Record<string, string[]> {
   const problems: Record<string, string[]> = {};
   const seen = new Map<string, number>();
   measurements.forEach((m, i) => {
@@ -228,22 +247,7 @@ export function vitalProblems(measurements: readonly Measurement[], field = 'mea
   if (Boolean(sys) !== Boolean(dia)) problems[field] = ['blood pressure needs both sistolik and diastolik'];
   else if (sys && dia && dia.value >= sys.value) problems[`${field}.${seen.get('diastolik')}.value`] = ['diastolic must be below systolic'];
   if (measurements.length === 0) problems[field] = ['give at least one measurement'];
-  return problems;
-}
-
-/**
- * The entries a set of checked measurements makes: one Observation per sign, except systolic and
- * diastolic, which make one blood-pressure panel (both are needed, and diastolic below systolic).
- */
-export function prepareVitals(
-  measurements: readonly Measurement[],
-  ageYears: number | undefined,
-  field = 'measurements',
-): Prepared[] | Record<string, string[]> {
-  const problems = vitalProblems(measurements, field);
   if (Object.keys(problems).length > 0) return problems;
-  const sys = measurements.find((m) => m.key === 'sistolik');
-  const dia = measurements.find((m) => m.key === 'diastolik');
   const out: Prepared[] = [];
   const flagged = (flagAt: (age: number | undefined) => Flag) => {
     const byAge = flagsByAge(flagAt);
