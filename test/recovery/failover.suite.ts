@@ -1,8 +1,9 @@
 // Postgres failover under writes (part of `npm run test:recovery`): the stack over Patroni (two nodes,
 // synchronous replication, one etcd) behind HAProxy, patients written through the gateway at a steady
 // rate, and
-// - the primary killed (SIGKILL of its Patroni and its postmaster): a committed write succeeds again
-//   within Patroni's ttl + 5 s, no acknowledged write is missing, no answer is a 500, every 503 carries
+// - the primary killed (SIGKILL of its Patroni and its postmaster): the replica is promoted within
+//   Patroni's own bound (ttl + loop_wait + retry_timeout), a committed write succeeds again within 5 s
+//   of the promotion, no acknowledged write is missing, no answer is a 500, every 503 carries
 //   Retry-After, and no service restarted;
 // - a planned switchover (after the old primary rejoined as the synchronous replica): writes are
 //   unavailable for under 5 s, none acknowledged is lost.
@@ -20,12 +21,14 @@ import { startStack } from '../../scripts/lib/stack.ts';
 import type { Stack } from '../../scripts/lib/stack.ts';
 import { scrape, sum } from '../support/prom.ts';
 import { seedUsers, signInWithOtp } from '../support/users.ts';
-import { startPatroni, TTL_SECONDS } from './patroni.ts';
+import { PROMOTION_BOUND_SECONDS, startPatroni } from './patroni.ts';
 import type { PatroniCluster } from './patroni.ts';
 import { createPatient } from './world.ts';
 
 const RATE_PER_SECOND = Number(process.env.FAILOVER_RATE ?? 200);
 const MAX_IN_FLIGHT = 32;
+/** The stack's own part: from the replica's promotion to a committed write through the gateway. */
+const RECOVERY_BOUND_SECONDS = 5;
 const ADMIN = 'admin@rs-failover.test';
 
 let cluster: PatroniCluster | undefined;
@@ -155,7 +158,7 @@ after(async () => {
 describe('Postgres primary failover under writes', () => {
   let killed: string;
 
-  test(`primary killed: a committed write succeeds again within ttl + 5 s (${TTL_SECONDS + 5} s), nothing acknowledged lost`, async () => {
+  test(`primary killed: the replica promoted within ${PROMOTION_BOUND_SECONDS} s, writes again within ${RECOVERY_BOUND_SECONDS} s of it, nothing acknowledged lost`, async () => {
     const pids = Object.values(stack!.services).map((s) => s.child.pid);
     const writer = writeSteadily();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -167,22 +170,25 @@ describe('Postgres primary failover under writes', () => {
     void (async () => {
       while ((await cluster!.primary()) === killed) await new Promise((resolve) => setTimeout(resolve, 200));
       promotedAt = Date.now();
-    })();
+    })().catch(() => {}); // no primary within a minute: the figures say so
     const recoveredAt = () =>
       promotedAt === undefined ? undefined : writer.answers.find((a) => a.startedAt >= promotedAt! && a.status === 200)?.endedAt;
-    const deadline = killedAt + (TTL_SECONDS + 30) * 1000;
+    const deadline = killedAt + (PROMOTION_BOUND_SECONDS + 30) * 1000;
     let recovered: number | undefined;
     while (!(recovered = recoveredAt()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     await writer.stop();
-    const seconds = recovered === undefined ? Number.POSITIVE_INFINITY : (recovered - killedAt) / 1000;
-    figures.push([
-      'primary SIGKILL (Patroni and postmaster)',
-      's until a committed write succeeds again',
-      seconds.toFixed(1),
-      `${TTL_SECONDS + 5}`,
-    ]);
-    assert.ok(seconds <= TTL_SECONDS + 5, `writes succeeded again after ${seconds} s`);
+    const since = (from: number, to: number | undefined) => (to === undefined ? Number.POSITIVE_INFINITY : (to - from) / 1000);
+    const promoted = since(killedAt, promotedAt);
+    const writing = since(promotedAt ?? killedAt, recovered);
+    const part = 'primary SIGKILL (Patroni and postmaster)';
+    figures.push(
+      [part, 's until the replica is primary (Patroni)', promoted.toFixed(1), `${PROMOTION_BOUND_SECONDS}`],
+      [part, 's from the promotion until a committed write succeeds (the stack)', writing.toFixed(1), `${RECOVERY_BOUND_SECONDS}`],
+      [part, 's from the kill until a committed write succeeds', since(killedAt, recovered).toFixed(1), '-'],
+    );
+    assert.ok(promoted <= PROMOTION_BOUND_SECONDS, `the replica was primary after ${promoted} s`);
+    assert.ok(writing <= RECOVERY_BOUND_SECONDS, `writes succeeded again ${writing} s after the promotion`);
     assert.notEqual(await cluster!.primary(), killed, 'the replica was promoted');
     await checkAnswers('primary SIGKILL (Patroni and postmaster)', writer.answers);
     assert.deepEqual(

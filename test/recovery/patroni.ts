@@ -10,8 +10,17 @@ import { join } from 'node:path';
 import { freePort, waitFor } from '@simrs/platform/testing';
 import { owner, ownedDir, pgBin } from '../../scripts/lib/pgbackrest.ts';
 
-/** Patroni's leader key lives this long without renewal: the failover bound of a killed primary. */
+/** Patroni's leader key lives this long without renewal. */
 export const TTL_SECONDS = 20;
+/** Patroni's loop: how often a node renews its key or looks for a missing leader. */
+export const LOOP_WAIT_SECONDS = 1;
+/** How long Patroni retries an etcd or Postgres operation (taking the leader lock among them). */
+export const RETRY_TIMEOUT_SECONDS = 5;
+/**
+ * Patroni's own bound for a killed primary: the leader key expires, a replica notices within a loop
+ * and takes the lock within the retry timeout.
+ */
+export const PROMOTION_BOUND_SECONDS = TTL_SECONDS + LOOP_WAIT_SECONDS + RETRY_TIMEOUT_SECONDS;
 
 interface Node {
   name: string;
@@ -53,8 +62,8 @@ log: {level: WARNING}
 bootstrap:
   dcs:
     ttl: ${TTL_SECONDS}
-    loop_wait: 1
-    retry_timeout: 5
+    loop_wait: ${LOOP_WAIT_SECONDS}
+    retry_timeout: ${RETRY_TIMEOUT_SECONDS}
     maximum_lag_on_failover: 1048576
     synchronous_mode: true
     postgresql:
