@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Stack } from '../scripts/lib/stack.ts';
 import { tabTo } from './support/browser.ts';
-import { assertAccessibleOnPhoneAndTablet, openContext, USERS } from './support/dashboard.ts';
+import { assertAccessibleOnPhoneAndTablet, assertRowButtonsSideBySide, openContext, USERS } from './support/dashboard.ts';
 import {
   assertClerkApiRefused,
   assertNoClinicalContent,
@@ -130,6 +130,7 @@ describe("a clinic's day", () => {
       await page.fill('#cancel-reason', 'Pasien pulang sebelum dipanggil');
       await page.getByRole('dialog').getByRole('button', { name: 'Batalkan kunjungan' }).click();
       await page.locator('#desk-visits tr[data-status="cancelled"]', { hasText: patientB.nama }).waitFor();
+      await assertRowButtonsSideBySide(page, page.locator('#desk-visits tr', { hasText: patientC.nama }), 'front desk');
       await assertAccessibleOnPhoneAndTablet(page, 'front desk');
 
       await page.goto(`/kunjungan/${visitA}`);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { repoRoot } from '@simrs/platform/testing';
 import type { SmtpPeer } from '@simrs/platform/testing/smtp-peer';
 import type { Stack } from '../../scripts/lib/stack.ts';
@@ -208,6 +208,18 @@ export async function assertNoHorizontalScroll(page: Page, label: string): Promi
     client: document.documentElement.clientWidth,
   }));
   assert.ok(scroll <= client, `${label}: page is ${scroll}px wide in a ${client}px viewport`);
+}
+
+/** At desktop widths a table row's buttons sit side by side (the row one line high), the page no wider than the screen. */
+export async function assertRowButtonsSideBySide(page: Page, row: Locator, label: string): Promise<void> {
+  const original = page.viewportSize();
+  for (const width of [1024, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    const tops = await row.locator('button').evaluateAll((buttons) => buttons.map((b) => b.getBoundingClientRect().top));
+    assert.ok(tops.length > 1 && new Set(tops).size === 1, `${label} at ${width} px: the row's buttons sit at ${tops.join(', ')}`);
+    await assertNoHorizontalScroll(page, `${label} at ${width} px`);
+  }
+  if (original) await page.setViewportSize(original);
 }
 
 /** Every check a page gets, at the phone and tablet sizes too; screenshots when SCREENSHOTS is set. */
