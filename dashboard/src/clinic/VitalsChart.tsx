@@ -1,11 +1,13 @@
 // Vital signs over time as small inline SVG charts (blood pressure, heart rate, temperature, weight):
-// no chart library, so the clinical pages stay light. Each shows the reference range for the patient's
-// age today as a band and values outside the range of the age they were measured at in red, dates at both ends, the unit, and a legend. Each chart has a title and a description for
-// screen readers, every plotted point carries its value in data attributes (the tests compare them
+// no chart library, so the clinical pages stay light. Each shows the reference range as a band that
+// follows the patient's age (a child's steps where its range changes), values outside the range of the
+// age they were measured at in red, dates at both ends, the unit, and a legend. Each chart has a title
+// and a description for screen readers, every plotted point carries its value in data attributes (the tests compare them
 // with the API's), and a table holds the same numbers for anyone who cannot read a chart.
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ageInYears, BLOOD_PRESSURE, flagOf, referenceRange, vitalByKey } from '@simrs/records/vital-signs';
+import { ageInYears, BLOOD_PRESSURE, flagOf, rangesOver, vitalByKey } from '@simrs/records/vital-signs';
+import type { RangeSpan } from '@simrs/records/vital-signs';
 import { useFormat } from '../lib/format.ts';
 
 export interface VitalEntry {
@@ -55,10 +57,10 @@ function scale(domain: [number, number], range: [number, number]) {
   return (v: number) => range[0] + ((v - d0) / (d1 - d0)) * (range[1] - range[0]);
 }
 
-/** A series' reference range at `age` (none for weight): drawn as a band, so that a glance tells normal from not. */
-function normalOf(key: string, age: number | undefined): readonly [number, number] | undefined {
+/** A series' reference ranges over the chart's time (none for weight): drawn as a band, so that a glance tells normal from not. */
+function spansOf(key: string, birthDate: string | undefined, times: [number, number]): RangeSpan[] {
   const sign = vitalByKey(key);
-  return sign ? referenceRange(sign, age)?.normal : undefined;
+  return sign ? rangesOver(sign, birthDate, ...times) : [];
 }
 
 /** Whether a point lies outside the reference range of the age the patient had when it was measured. */
@@ -86,18 +88,17 @@ function ChartPanel({ panel, series, times, birthDate }: PanelProps) {
   const f = useFormat();
   const id = useId();
   const values = series.flatMap((s) => s.points.map((p) => p.value));
-  const age = birthDate ? ageInYears(birthDate) : undefined;
-  const ranges = series.flatMap((s) => {
-    const range = normalOf(s.key, age);
-    return range ? [{ key: s.key, range }] : [];
-  });
+  const bands = series.map((s) => ({ key: s.key, spans: spansOf(s.key, birthDate, times) })).filter((b) => b.spans.length > 0);
+  const edges = bands.flatMap((b) => b.spans.flatMap((span) => span.range.normal));
   const lo = Math.min(...values);
   const hi = Math.max(...values);
-  // The scale holds the reference range too, so that small wobbles inside it look small.
-  const [dLo, dHi] = [Math.min(lo, ...ranges.map((r) => r.range[0])), Math.max(hi, ...ranges.map((r) => r.range[1]))];
+  // The scale holds the reference ranges too, so that small wobbles inside them look small.
+  const [dLo, dHi] = [Math.min(lo, ...edges), Math.max(hi, ...edges)];
   const margin = Math.max((dHi - dLo) * 0.1, 1);
   const y = scale([dLo - margin, dHi + margin], [H - PAD.bottom, PAD.top]);
   const x = scale(times, [PAD.left, W - PAD.right]);
+  // A chart of one moment has one span, drawn across the whole width.
+  const spanX = (span: RangeSpan) => (times[1] > times[0] ? [x(span.from), x(span.to)] : [PAD.left, W - PAD.right]);
   const unit = t(`clinic.chart.unit.${panel}`);
   const title = t(`clinic.chart.title.${panel}`);
   const last = series.map((s) => s.points.at(-1)).filter((p): p is Point => Boolean(p));
@@ -114,17 +115,23 @@ function ChartPanel({ panel, series, times, birthDate }: PanelProps) {
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={`${id}-t ${id}-d`} data-panel={panel}>
         <title id={`${id}-t`}>{title}</title>
         <desc id={`${id}-d`}>{desc}</desc>
-        {ranges.map(({ key, range }) => (
-          <rect
-            key={key}
-            className={`normal normal-${key}`}
-            x={PAD.left}
-            width={W - PAD.left - PAD.right}
-            y={y(range[1])}
-            height={y(range[0]) - y(range[1])}
-          />
-        ))}
-        {ticksOf([...ranges.flatMap((r) => r.range), lo, hi], y).map((v) => (
+        {bands.flatMap(({ key, spans }) =>
+          spans.map((span) => {
+            const [x0, x1] = spanX(span);
+            return (
+              <rect
+                key={`${key}-${span.from}`}
+                className={`normal normal-${key}`}
+                x={x0}
+                width={x1! - x0!}
+                y={y(span.range.normal[1])}
+                height={y(span.range.normal[0]) - y(span.range.normal[1])}
+                data-normal={span.range.normal.join('-')}
+              />
+            );
+          }),
+        )}
+        {ticksOf([...bands.flatMap((b) => b.spans.at(-1)!.range.normal), lo, hi], y).map((v) => (
           <g key={v} className="axis">
             <line x1={PAD.left} x2={W - PAD.right} y1={y(v)} y2={y(v)} />
             <text x={PAD.left - 4} y={y(v) + 4} textAnchor="end">
@@ -148,7 +155,7 @@ function ChartPanel({ panel, series, times, birthDate }: PanelProps) {
         {title} ({unit})
         <ChartLegend
           keys={series.map((s) => s.key)}
-          ranged={ranges.length > 0}
+          ranged={bands.length > 0}
           flagged={series.some((s) => s.points.some((p) => outside(s.key, p, birthDate)))}
         />
       </figcaption>

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ageInYears, flagOf, flagsByAge, prepareVitals, referenceRange, vitalByKey } from './vital.ts';
+import { ageInYears, flagOf, flagsByAge, prepareVitals, rangesOver, referenceRange, vitalByKey } from './vital.ts';
 
 const sign = (key: string) => vitalByKey(key)!;
 
@@ -61,4 +61,24 @@ test("an entry carries its flag by age, for the write to pick the patient's band
   assert.ok(Array.isArray(prepared));
   assert.equal(prepared[0]!.flag, 'H', "an unknown age: an adult's flag");
   assert.deepEqual(prepared[0]!.byAge, pulse);
+});
+
+test("the ranges a chart draws follow the patient's age: a child's change at its birthdays, an adult's or an unknown age's stay", () => {
+  const at = (date: string) => Date.parse(`${date}T00:00:00Z`);
+  const spans = rangesOver(sign('nadi'), '2020-03-01', at('2022-06-01'), at('2026-06-01'));
+  assert.deepEqual(
+    spans.map((s) => [new Date(s.from).toISOString().slice(0, 10), s.range.normal]),
+    [
+      ['2022-06-01', [98, 140]], // a toddler
+      ['2023-03-01', [80, 120]], // from three, a preschooler
+      ['2026-03-01', [75, 118]], // from six, school age
+    ],
+  );
+  assert.equal(spans.at(-1)!.to, at('2026-06-01'));
+  assert.deepEqual(
+    rangesOver(sign('nadi'), '1980-01-01', at('2022-06-01'), at('2026-06-01')).map((s) => s.range.normal),
+    [referenceRange(sign('nadi'), undefined)!.normal],
+  );
+  assert.equal(rangesOver(sign('nadi'), undefined, at('2024-01-01'), at('2024-01-01')).length, 1, 'one time: one span');
+  assert.deepEqual(rangesOver(sign('beratBadan'), '2020-03-01', at('2022-06-01'), at('2026-06-01')), []);
 });

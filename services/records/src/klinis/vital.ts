@@ -179,6 +179,30 @@ export function referenceRange(sign: VitalSign, ageYears: number | undefined): R
   return sign.normal ? { normal: sign.normal, ...(sign.critical ? { critical: sign.critical } : {}) } : undefined;
 }
 
+/** A stretch of time (epoch ms) over which a patient's reference range for a sign stays the same. */
+export interface RangeSpan {
+  from: number;
+  to: number;
+  range: ReferenceRange;
+}
+
+/**
+ * The reference ranges a patient born on `birthDate` (unknown: the adult range throughout) passes
+ * through from `from` to `to`, oldest first: a child's range changes at the ages its bands end. Empty
+ * for a sign without one.
+ */
+export function rangesOver(sign: VitalSign, birthDate: string | undefined, from: number, to: number): RangeSpan[] {
+  const born = birthDate && Date.parse(`${birthDate.slice(0, 10)}T00:00:00Z`);
+  const edges = born ? (sign.children ?? []).map((b) => born + b.below * 365.25 * 86_400_000).filter((t) => t > from && t < to) : [];
+  const bounds = [from, ...edges, to];
+  return bounds.slice(1).flatMap((end, i) => {
+    // Judged at the span's middle, clear of the edge itself.
+    const middle = (bounds[i]! + end) / 2;
+    const range = referenceRange(sign, birthDate ? ageInYears(birthDate, new Date(middle)) : undefined);
+    return range ? [{ from: bounds[i]!, to: end, range }] : [];
+  });
+}
+
 /** Every age at which some sign's reference range changes, youngest first. */
 const BAND_EDGES = [...new Set(VITAL_SIGNS.flatMap((v) => (v.children ?? []).map((b) => b.below)))].sort((a, b) => a - b);
 
