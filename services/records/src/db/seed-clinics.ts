@@ -89,15 +89,21 @@ export async function seedClinics(
     let added = 0;
     if (today.rowCount === 0) {
       const patients = (
-        await owner.query<{ id: string }>(
-          "select id::text as id from records.pasien where tenant_id = $1 and status = 'active' order by no_rm limit $2",
-          [tenantId, perClinic * SEED_CLINICS.length],
+        await owner.query<{ id: string; anak: boolean }>(
+          `select id::text as id, age((now() at time zone 'Asia/Jakarta')::date, tanggal_lahir) < interval '18 years' as anak
+           from records.pasien where tenant_id = $1 and status = 'active' order by no_rm`,
+          [tenantId],
         )
       ).rows;
-      for (const [i, p] of patients.entries()) {
-        const poliId = ids.get(SEED_CLINICS[i % SEED_CLINICS.length]!.kode)!;
-        await owner.query(REGISTER_SQL, [p.id, poliId, 'seed', 'registration_clerk']);
-        added++;
+      // The children's clinic sees children, the others adults; the clinics' queues fill in turns.
+      const pools = { anak: patients.filter((p) => p.anak), adult: patients.filter((p) => !p.anak) };
+      for (let turn = 0; turn < perClinic; turn++) {
+        for (const clinic of SEED_CLINICS) {
+          const patient = (clinic.kode === 'ANAK' ? pools.anak : pools.adult).shift();
+          if (!patient) continue;
+          await owner.query(REGISTER_SQL, [patient.id, ids.get(clinic.kode)!, 'seed', 'registration_clerk']);
+          added++;
+        }
       }
       await startTheDay(owner, tenantId);
     }

@@ -55,6 +55,19 @@ describe('development seed', () => {
     }
   });
 
+  test("today's children's clinic sees children, the other clinics adults", async () => {
+    const { rows } = await r.owner.query<{ kode: string; anak: boolean; n: number }>(
+      `select po.kode, age(k.tanggal, p.tanggal_lahir) < interval '18 years' as anak, count(*)::int as n
+       from records.kunjungan k join records.pasien p on p.id = k.pasien_id join records.poli po on po.id = k.poli_id
+       where k.tenant_id = 'rs-demo' and k.created_by = 'seed' group by 1, 2 order by 1, 2`,
+    );
+    assert.deepEqual(rows, [
+      { kode: 'ANAK', anak: true, n: 6 },
+      { kode: 'PD', anak: false, n: 6 },
+      { kode: 'UMUM', anak: false, n: 6 },
+    ]);
+  });
+
   test('the patients on a worklist have a clinical history the clinician can open', async () => {
     const doctor = await r.principal('rs-demo', 'doctor', { userId: 'dr-seed' });
     const poliId = (await r.owner.query("select id::text as id from records.poli where tenant_id = 'rs-demo' and kode = 'PD'")).rows[0].id;

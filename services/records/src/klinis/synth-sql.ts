@@ -39,9 +39,15 @@ export const HELPERS = [
      select (lpad(to_hex((extract(epoch from t) * 1000)::bigint), 12, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 13))::uuid $$`,
 ];
 
+/** Below this age a patient is a child: seen at the children's clinic, never with an adult's chronic disease. */
+const CHILD_YEARS = 18;
+/** A patient of synth_p (`p`) is among the hypertensive ($1 today): a tenth of those thirty or older. */
+const hyperSql = (p: string) => `(pg_temp.h(${p}.n::bigint * 8 + 1) % 100 < 10 and ${p}.lahir <= $1::date - interval '30 years')`;
+
 /**
- * Past visits ($1 today, $2 days of history): each patient 1 to 8 (a tenth of them, the hypertensive,
- * 6 to 13), spread over the days in order; about 4 % cancelled, a tenth febrile (a fifth of children).
+ * Past visits ($1 today, $2 days of history): each patient 1 to 8 (a tenth of those over thirty, the
+ * hypertensive, 6 to 13), spread over the days in order; about 4 % cancelled, a tenth febrile (a fifth
+ * of children).
  */
 export const PAST_VISITS = `
   insert into synth_v (pn, pasien_id, female, lahir, hyper, k, tanggal, h)
@@ -49,23 +55,31 @@ export const PAST_VISITS = `
          $1::date - $2::int + floor((g.k + (pg_temp.h(c.n::bigint * 64 + g.k) % 90) / 100.0) * $2::int / c.c)::int,
          pg_temp.h(c.n::bigint * 1024 + g.k * 7 + 5) % 1000
   from (select p.*, case when p.hyper then 6 + pg_temp.h(p.n::bigint * 8 + 2) % 8 else 1 + pg_temp.h(p.n::bigint * 8 + 3) % 8 end as c
-        from (select sp.*, pg_temp.h(sp.n::bigint * 8 + 1) % 100 < 10 as hyper from synth_p sp) p) c
+        from (select sp.*, ${hyperSql('sp')} as hyper from synth_p sp) p) c
   cross join lateral generate_series(0, c.c - 1) as g(k)`;
 
 /**
  * Today ($1): each clinic a day of 40 to 80 visits in queue order, the first third to half finished,
  * the next two in progress, four arrived and the rest planned; every thirteenth not yet seen, cancelled.
+ * The children's clinic sees children, antenatal care adult women, the others adults.
  */
 export const TODAY_VISITS = `
   insert into synth_v (pn, pasien_id, female, lahir, hyper, k, tanggal, h, poli_idx, q, today_status)
-  select p.n, p.id, p.female, p.lahir, pg_temp.h(p.n::bigint * 8 + 1) % 100 < 10, 99, $1::date, pg_temp.h(p.n::bigint * 1024 + 997) % 1000,
+  with pools as (
+    select case when sp.lahir > $1::date - interval '${CHILD_YEARS} years' then 'ANAK' else 'ADULT' end as pool, sp.n from synth_p sp
+    union all
+    select 'KIA', sp.n from synth_p sp where sp.female and sp.lahir <= $1::date - interval '${CHILD_YEARS} years'),
+  numbered as (select pools.*, row_number() over (partition by pool order by n) as gn, count(*) over (partition by pool) as size from pools)
+  select p.n, p.id, p.female, p.lahir, ${hyperSql('p')}, 99, $1::date, pg_temp.h(p.n::bigint * 1024 + 997) % 1000,
          t.idx, g.q,
          case when g.q <= t.done then 'finished' when g.q <= t.done + 2 then 'in-progress'
               when g.q % 13 = 0 then 'cancelled' when g.q <= t.done + 6 then 'arrived' else 'planned' end
-  from (select sp.idx, 40 + pg_temp.h(sp.idx + 99) % 41 as cnt from synth_poli sp) t0
-  cross join lateral (select t0.*, t0.cnt * (30 + pg_temp.h(t0.idx + 7) % 21) / 100 as done) t
+  from (select sp.idx, sp.kode, 40 + pg_temp.h(sp.idx + 99) % 41 as cnt from synth_poli sp) t0
+  cross join lateral (select t0.*, t0.cnt * (30 + pg_temp.h(t0.idx + 7) % 21) / 100 as done,
+                             case when t0.kode in ('ANAK', 'KIA') then t0.kode else 'ADULT' end as pool) t
   cross join lateral generate_series(1, t.cnt) as g(q)
-  join synth_p p on p.n = 1 + ((t.idx * 100 + g.q)::bigint * 7919) % (select count(*) from synth_p)`;
+  join numbered pn on pn.pool = t.pool and pn.gn = 1 + ((t.idx * 100 + g.q)::bigint * 7919) % pn.size
+  join synth_p p on p.n = pn.n`;
 
 /**
  * Each visit's clinic, state, diagnoses, queue and visit numbers (after those the day has drawn already),
@@ -85,7 +99,7 @@ export const STAGE_VISITS = `
     select f.*, coalesce(pi.id, pu.id) as poli_id, coalesce(pi.kode, pu.kode) as poli_kode from f
     left join synth_poli pi on pi.kode = case
       when f.poli_idx is not null then (select kode from synth_poli where idx = f.poli_idx)
-      when f.hyper then 'PD' when f.fever and f.umur >= 15 then 'UMUM' when f.umur < 15 then 'ANAK'
+      when f.umur < ${CHILD_YEARS} then 'ANAK' when f.hyper then 'PD' when f.fever then 'UMUM'
       else (case when (f.h / 10) % 16 = 9 and not f.female then 'UMUM'
             else (array['UMUM','UMUM','UMUM','UMUM','UMUM','PD','PD','GIGI','GIGI','KIA','MATA','THT','THT','KULIT','KULIT','UMUM'])[1 + (f.h / 10) % 16] end) end
     cross join (select id, kode from synth_poli order by kode <> 'UMUM', idx limit 1) pu),
@@ -95,7 +109,7 @@ export const STAGE_VISITS = `
                      else coalesce((select codes[1 + c.h % array_length(codes, 1)] from synth_dx where kode = c.poli_kode), 'Z00.0') end as dx1,
            (select codes[1 + c.h % array_length(codes, 1)] from synth_dx where kode = 'SECONDARY') as dx2c from c),
   n as (
-    select d.*, case when d.dx2c <> d.dx1 and ((d.hyper and d.h % 3 = 0) or d.h % 8 = 1) then d.dx2c end as dx2,
+    select d.*, case when d.dx2c <> d.dx1 and d.umur >= ${CHILD_YEARS} and ((d.hyper and d.h % 3 = 0) or d.h % 8 = 1) then d.dx2c end as dx2,
            coalesce(qc.last_value, 0) + row_number() over (partition by d.poli_id, d.tanggal order by d.q nulls last, d.pn) as no_antrean,
            coalesce(nc.last_value, 0) + row_number() over (partition by d.tanggal order by d.poli_kode, d.q nulls last, d.pn) as seq
     from d

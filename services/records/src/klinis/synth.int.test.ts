@@ -122,6 +122,29 @@ describe('synthetic clinical history', () => {
     assert.ok(notes > 0.2 * finished && notes < 0.4 * finished, `${notes} notes`);
   });
 
+  test("children are seen at the children's clinic and adults elsewhere, antenatal care by women; no child has an adult's chronic disease", async () => {
+    const misplaced = await r.owner.query<{ kode: string; anak: boolean; female: boolean; n: number }>(
+      `select po.kode, age(k.tanggal, p.tanggal_lahir) < interval '18 years' as anak, p.jenis_kelamin = 'P' as female, count(*)::int as n
+       from records.kunjungan k join records.pasien p on p.id = k.pasien_id join records.poli po on po.id = k.poli_id
+       where k.tenant_id = $1 group by 1, 2, 3 order by 1, 2, 3`,
+      [TENANT],
+    );
+    const at = (kode: string, anak: boolean, female?: boolean) =>
+      misplaced.rows
+        .filter((x) => x.kode === kode && x.anak === anak && (female === undefined || x.female === female))
+        .reduce((n, x) => n + x.n, 0);
+    assert.ok(at('ANAK', true) > 0 && at('PD', false) > 0 && at('KIA', false, true) > 0, JSON.stringify(misplaced.rows));
+    const wrong = misplaced.rows.filter((x) => (x.kode === 'ANAK') !== x.anak || (x.kode === 'KIA' && !x.female));
+    assert.deepEqual(wrong, [], "no adult at the children's clinic, no child elsewhere, no man at antenatal care (today included)");
+    const chronic = await r.owner.query<{ kode: string }>(
+      `select e.kode from records.klinis e join records.kunjungan k on k.id = e.kunjungan_id join records.pasien p on p.id = e.pasien_id
+       where e.tenant_id = $1 and e.jenis = 'diagnosis' and age(k.tanggal, p.tanggal_lahir) < interval '18 years'
+         and e.kode in ('I10', 'E11.9', 'E78.5', 'E66.9') limit 5`,
+      [TENANT],
+    );
+    assert.deepEqual(chronic.rows, [], "a child diagnosed with an adult's chronic disease");
+  });
+
   test('allergies on about 8 % of patients, "no known allergy" on about half, never both', async () => {
     const { rows } = await r.owner.query<{ kategori: string; n: number }>(
       "select kategori = 'none' as is_none, count(distinct pasien_id)::int as n from records.klinis where tenant_id = $1 and jenis = 'alergi' group by 1 order by 1",
