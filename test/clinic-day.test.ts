@@ -20,6 +20,7 @@ import {
   assertClinicPagesOnDemand,
   assertWritesAudited,
   chartPoints,
+  assertVitalInputsAligned,
   childVisitInProgress,
   clinicalCalls,
   startClinicDay,
@@ -377,6 +378,7 @@ describe("a clinic's day", () => {
       await pulse.waitFor();
       assert.equal(await pulse.getAttribute('class'), null, "a preschooler's 110 is not out of range");
       assert.equal(await page.locator('#vitals-chart circle.out-of-range').count(), 0);
+      await assertVitalInputsAligned(page);
       await tabTo(page, '#vital-nadi');
       await page.keyboard.type('110');
       assert.equal(await page.locator('#vital-nadi-flag').count(), 0, 'not marked while typing');

@@ -44,9 +44,10 @@ function run(name: string, workspace: string, env: Record<string, string>, optio
 
 /**
  * The demo clinicians' clinics, by identity's user ids (which identity generates, so records cannot
- * know them): the demo doctor works at Poli Umum and Poli Penyakit Dalam, the demo nurse at Poli Umum.
+ * know them): the demo doctor works at Poli Umum, Poli Penyakit Dalam and Poli Anak (so a demo has a
+ * child's chart to open), the demo nurse at Poli Umum and Poli Anak.
  */
-const DEMO_CLINICIANS: Record<string, string> = { 'dokter@rs-demo.test': 'UMUM,PD', 'perawat@rs-demo.test': 'UMUM' };
+const DEMO_CLINICIANS: Record<string, string> = { 'dokter@rs-demo.test': 'UMUM,PD,ANAK', 'perawat@rs-demo.test': 'UMUM,ANAK' };
 
 async function demoClinicians(identityUrl: string): Promise<string> {
   const client = new pg.Client({ connectionString: identityUrl });

@@ -309,3 +309,11 @@ export async function childVisitInProgress(day: ClinicDay): Promise<{ visit: str
   await call('vital.record', 'nurse', { kunjunganId: visit, measurements });
   return { visit, pasienId };
 }
+
+/** The vital-sign form's inputs line up row by row, whether or not a label wraps (one top per row of the grid). */
+export async function assertVitalInputsAligned(page: Page): Promise<void> {
+  const boxes = await page.locator('.vitals-grid input').evaluateAll((inputs) => inputs.map((i) => i.getBoundingClientRect()));
+  const columns = new Set(boxes.map((b) => Math.round(b.left))).size;
+  const tops = [...new Set(boxes.map((b) => Math.round(b.top)))];
+  assert.equal(tops.length, Math.ceil(boxes.length / columns), `inputs at tops ${tops.join(', ')} in ${columns} columns`);
+}

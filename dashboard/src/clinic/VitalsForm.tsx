@@ -122,16 +122,18 @@ function VitalInput({
         aria-describedby={described}
         onChange={(e) => onValue(e.target.value)}
       />
-      {flag ? (
-        <small id={`${id}-flag`} className="flag-note" data-flag={flag}>
-          {t(`clinic.flag.${flag as 'H'}`)}
-        </small>
-      ) : null}
-      {error ? (
-        <small id={`${id}-error`} className="field-error">
-          {error}
-        </small>
-      ) : null}
+      <div className="field-notes">
+        {flag ? (
+          <small id={`${id}-flag`} className="flag-note" data-flag={flag}>
+            {t(`clinic.flag.${flag as 'H'}`)}
+          </small>
+        ) : null}
+        {error ? (
+          <small id={`${id}-error`} className="field-error">
+            {error}
+          </small>
+        ) : null}
+      </div>
     </div>
   );
 }
