@@ -19,6 +19,7 @@ import {
   assertChartReadable,
   assertClinicPagesOnDemand,
   assertWritesAudited,
+  chartBands,
   chartPoints,
   assertVitalInputsAligned,
   childVisitInProgress,
@@ -374,10 +375,12 @@ describe("a clinic's day", () => {
     await context.addCookies([{ name, value, url: stack.publicUrl, httpOnly: true, sameSite: 'Lax' }]);
     try {
       await page.goto(`/kunjungan/${child.visit}`);
-      const pulse = page.locator('#vitals-chart circle[data-key="nadi"]');
+      const pulse = page.locator('#vitals-chart circle[data-key="nadi"][data-value="110"]');
       await pulse.waitFor();
       assert.equal(await pulse.getAttribute('class'), null, "a preschooler's 110 is not out of range");
       assert.equal(await page.locator('#vitals-chart circle.out-of-range').count(), 0);
+      const steps = "the band steps from a toddler's range to a preschooler's at three";
+      assert.deepEqual(await chartBands(page, 'nadi'), ['98-140', '80-120'], steps);
       await assertVitalInputsAligned(page);
       await tabTo(page, '#vital-nadi');
       await page.keyboard.type('110');

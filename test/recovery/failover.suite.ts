@@ -170,7 +170,7 @@ describe('Postgres primary failover under writes', () => {
     void (async () => {
       while ((await cluster!.primary()) === killed) await new Promise((resolve) => setTimeout(resolve, 200));
       promotedAt = Date.now();
-    })().catch(() => {}); // no primary within a minute: the figures say so
+    })().catch(() => {}); // no primary at all: the figures say so
     const recoveredAt = () =>
       promotedAt === undefined ? undefined : writer.answers.find((a) => a.startedAt >= promotedAt! && a.status === 200)?.endedAt;
     const deadline = killedAt + (PROMOTION_BOUND_SECONDS + 30) * 1000;

@@ -276,7 +276,8 @@ export function assertClinicPagesOnDemand(): void {
 
 /**
  * A four-year-old's visit in progress at the day's first clinic, its pulse of 110 (a preschooler's
- * normal, an adult's high) and blood pressure 100/60 recorded by the nurse, all through the API.
+ * normal, an adult's high) and blood pressure 100/60 recorded by the nurse, and a pulse of 120 taken
+ * at two and a half (a toddler's normal) brought over from an earlier record, all through the API.
  */
 export async function childVisitInProgress(day: ClinicDay): Promise<{ visit: string; pasienId: string }> {
   const { api, query, cookies } = day;
@@ -307,13 +308,29 @@ export async function childVisitInProgress(day: ClinicDay): Promise<{ visit: str
     { key: 'nadi', value: 110, unit: '/min' },
   ];
   await call('vital.record', 'nurse', { kunjunganId: visit, measurements });
+  const atTwoAndAHalf = new Date(Date.parse(tanggalLahir) + 2.5 * 365.25 * 86_400_000).toISOString();
+  await call('vital.record', 'nurse', {
+    kunjunganId: visit,
+    waktu: atTwoAndAHalf,
+    measurements: [{ key: 'nadi', value: 120, unit: '/min' }],
+  });
   return { visit, pasienId };
 }
 
 /** The vital-sign form's inputs line up row by row, whether or not a label wraps (one top per row of the grid). */
 export async function assertVitalInputsAligned(page: Page): Promise<void> {
+  const labels = await page.locator('.vitals-grid label').evaluateAll((all) => all.map((l) => l.getBoundingClientRect().height));
+  assert.ok(Math.max(...labels) > Math.min(...labels), 'some label wraps at this width (else the check proves nothing)');
   const boxes = await page.locator('.vitals-grid input').evaluateAll((inputs) => inputs.map((i) => i.getBoundingClientRect()));
   const columns = new Set(boxes.map((b) => Math.round(b.left))).size;
   const tops = [...new Set(boxes.map((b) => Math.round(b.top)))];
   assert.equal(tops.length, Math.ceil(boxes.length / columns), `inputs at tops ${tops.join(', ')} in ${columns} columns`);
+}
+
+/** The reference bands a chart draws for a sign, left to right, as their normal ranges ("lo-hi"). */
+export async function chartBands(page: Page, key: string): Promise<string[]> {
+  const bands = await page
+    .locator(`#vitals-chart rect.normal-${key}`)
+    .evaluateAll((rects) => rects.map((r) => ({ x: Number(r.getAttribute('x')), normal: r.getAttribute('data-normal') ?? '' })));
+  return bands.sort((a, b) => a.x - b.x).map((b) => b.normal);
 }

@@ -3,6 +3,7 @@
 // the assignments come from SEED_CLINICIANS (`<user id>=<kode>,<kode>;...`, e.g. the demo doctor's
 // and nurse's ids from the dashboard's users page), or are made later with poli.assign.
 import type pg from 'pg';
+import { isChildSql } from '../klinis/synth-catalogue.ts';
 import { REGISTER_SQL } from '../kunjungan/index.ts';
 
 export const SEED_CLINICS = [
@@ -90,7 +91,7 @@ export async function seedClinics(
     if (today.rowCount === 0) {
       const patients = (
         await owner.query<{ id: string; anak: boolean }>(
-          `select id::text as id, age((now() at time zone 'Asia/Jakarta')::date, tanggal_lahir) < interval '18 years' as anak
+          `select id::text as id, ${isChildSql('tanggal_lahir', "(now() at time zone 'Asia/Jakarta')::date")} as anak
            from records.pasien where tenant_id = $1 and status = 'active' order by no_rm`,
           [tenantId],
         )

@@ -4,6 +4,7 @@
 // clinician can open; a second run adds nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { isChildSql } from '../klinis/synth-catalogue.ts';
 import { dataOf, startRecords } from '../testing/index.ts';
 import type { RecordsUnderTest } from '../testing/index.ts';
 import { seedRecords } from './seed.ts';
@@ -57,7 +58,7 @@ describe('development seed', () => {
 
   test("today's children's clinic sees children, the other clinics adults", async () => {
     const { rows } = await r.owner.query<{ kode: string; anak: boolean; n: number }>(
-      `select po.kode, age(k.tanggal, p.tanggal_lahir) < interval '18 years' as anak, count(*)::int as n
+      `select po.kode, ${isChildSql('p.tanggal_lahir', 'k.tanggal')} as anak, count(*)::int as n
        from records.kunjungan k join records.pasien p on p.id = k.pasien_id join records.poli po on po.id = k.poli_id
        where k.tenant_id = 'rs-demo' and k.created_by = 'seed' group by 1, 2 order by 1, 2`,
     );

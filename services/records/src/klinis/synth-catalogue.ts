@@ -15,6 +15,15 @@ export const SYNTH_CLINICS = [
   { kode: 'KULIT', nama: 'Poli Kulit dan Kelamin' },
 ];
 
+/** Below this age a patient is a child: seen at the children's clinic, never with an adult's chronic disease. */
+export const CHILD_YEARS = 18;
+/**
+ * Whether a patient born on `birth` is still a child on `on` (SQL date expressions). Compared as dates:
+ * `age(...) < interval '18 years'` counts a month as 30 days and takes some on the eve of their
+ * eighteenth birthday for adults.
+ */
+export const isChildSql = (birth: string, on: string) => `(${birth} > ${on} - interval '${CHILD_YEARS} years')`;
+
 /** [code, English display, Indonesian display, the complaint (S), the plan (P)] */
 export const SYNTH_CODES: [string, string, string, string, string][] = [
   [

@@ -2,6 +2,7 @@
 // (the tenant's patients, numbered), synth_poli (its clinics), synth_code (the code catalogue) and
 // synth_k (every visit to make, numbered in time order as rn). Values are derived from hashes of the
 // patient's and the visit's number, so the same patients always get the same history.
+import { CHILD_YEARS, isChildSql } from './synth-catalogue.ts';
 import { ageInYearsSql, referenceRange, vitalByKey } from './vital.ts';
 import type { ReferenceRange } from './vital.ts';
 
@@ -39,13 +40,11 @@ export const HELPERS = [
      select (lpad(to_hex((extract(epoch from t) * 1000)::bigint), 12, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 13))::uuid $$`,
 ];
 
-/** Below this age a patient is a child: seen at the children's clinic, never with an adult's chronic disease. */
-const CHILD_YEARS = 18;
 /** A patient of synth_p (`p`) is among the hypertensive ($1 today): a tenth of those thirty or older. */
 const hyperSql = (p: string) => `(pg_temp.h(${p}.n::bigint * 8 + 1) % 100 < 10 and ${p}.lahir <= $1::date - interval '30 years')`;
 
 /**
- * Past visits ($1 today, $2 days of history): each patient 1 to 8 (a tenth of those over thirty, the
+ * Past visits ($1 today, $2 days of history): each patient 1 to 8 (a tenth of those thirty or older, the
  * hypertensive, 6 to 13), spread over the days in order; about 4 % cancelled, a tenth febrile (a fifth
  * of children).
  */
@@ -66,10 +65,11 @@ export const PAST_VISITS = `
 export const TODAY_VISITS = `
   insert into synth_v (pn, pasien_id, female, lahir, hyper, k, tanggal, h, poli_idx, q, today_status)
   with pools as (
-    select case when sp.lahir > $1::date - interval '${CHILD_YEARS} years' then 'ANAK' else 'ADULT' end as pool, sp.n from synth_p sp
+    select case when ${isChildSql('sp.lahir', '$1::date')} then 'ANAK' else 'ADULT' end as pool, sp.n from synth_p sp
     union all
-    select 'KIA', sp.n from synth_p sp where sp.female and sp.lahir <= $1::date - interval '${CHILD_YEARS} years'),
-  numbered as (select pools.*, row_number() over (partition by pool order by n) as gn, count(*) over (partition by pool) as size from pools)
+    select 'KIA', sp.n from synth_p sp where sp.female and not ${isChildSql('sp.lahir', '$1::date')}),
+  numbered as (select pools.*, row_number() over (partition by pool order by n) as gn from pools),
+  sizes as (select pool, count(*) as size from pools group by pool)
   select p.n, p.id, p.female, p.lahir, ${hyperSql('p')}, 99, $1::date, pg_temp.h(p.n::bigint * 1024 + 997) % 1000,
          t.idx, g.q,
          case when g.q <= t.done then 'finished' when g.q <= t.done + 2 then 'in-progress'
@@ -78,7 +78,8 @@ export const TODAY_VISITS = `
   cross join lateral (select t0.*, t0.cnt * (30 + pg_temp.h(t0.idx + 7) % 21) / 100 as done,
                              case when t0.kode in ('ANAK', 'KIA') then t0.kode else 'ADULT' end as pool) t
   cross join lateral generate_series(1, t.cnt) as g(q)
-  join numbered pn on pn.pool = t.pool and pn.gn = 1 + ((t.idx * 100 + g.q)::bigint * 7919) % pn.size
+  join sizes s on s.pool = t.pool
+  join numbered pn on pn.pool = t.pool and pn.gn = 1 + ((t.idx * 100 + g.q)::bigint * 7919) % s.size
   join synth_p p on p.n = pn.n`;
 
 /**
@@ -99,7 +100,7 @@ export const STAGE_VISITS = `
     select f.*, coalesce(pi.id, pu.id) as poli_id, coalesce(pi.kode, pu.kode) as poli_kode from f
     left join synth_poli pi on pi.kode = case
       when f.poli_idx is not null then (select kode from synth_poli where idx = f.poli_idx)
-      when f.umur < ${CHILD_YEARS} then 'ANAK' when f.hyper then 'PD' when f.fever then 'UMUM'
+      when ${isChildSql('f.lahir', 'f.tanggal')} then 'ANAK' when f.hyper then 'PD' when f.fever then 'UMUM'
       else (case when (f.h / 10) % 16 = 9 and not f.female then 'UMUM'
             else (array['UMUM','UMUM','UMUM','UMUM','UMUM','PD','PD','GIGI','GIGI','KIA','MATA','THT','THT','KULIT','KULIT','UMUM'])[1 + (f.h / 10) % 16] end) end
     cross join (select id, kode from synth_poli order by kode <> 'UMUM', idx limit 1) pu),
@@ -109,7 +110,7 @@ export const STAGE_VISITS = `
                      else coalesce((select codes[1 + c.h % array_length(codes, 1)] from synth_dx where kode = c.poli_kode), 'Z00.0') end as dx1,
            (select codes[1 + c.h % array_length(codes, 1)] from synth_dx where kode = 'SECONDARY') as dx2c from c),
   n as (
-    select d.*, case when d.dx2c <> d.dx1 and d.umur >= ${CHILD_YEARS} and ((d.hyper and d.h % 3 = 0) or d.h % 8 = 1) then d.dx2c end as dx2,
+    select d.*, case when d.dx2c <> d.dx1 and not ${isChildSql('d.lahir', 'd.tanggal')} and ((d.hyper and d.h % 3 = 0) or d.h % 8 = 1) then d.dx2c end as dx2,
            coalesce(qc.last_value, 0) + row_number() over (partition by d.poli_id, d.tanggal order by d.q nulls last, d.pn) as no_antrean,
            coalesce(nc.last_value, 0) + row_number() over (partition by d.tanggal order by d.poli_kode, d.q nulls last, d.pn) as seq
     from d
@@ -136,7 +137,7 @@ export const STAGE_VISITS = `
       case when t.umur < 1 then 125 + t.pn % 40 when t.umur < 3 then 104 + t.pn % 28 when t.umur < 6 then 86 + t.pn % 26
            when t.umur < 13 then 80 + t.pn % 30 else 66 + t.pn % 20 end + (t.h % 9 - 4) + case when t.fever then 18 else 0 end as nadi,
       case when t.fever then 37.8 + (t.h % 18) / 10.0 else 36.3 + (t.h % 10) / 10.0 end as suhu,
-      greatest(2.5, round((case when t.umur < 18 then 3.5 + t.umur * (2.4 + (t.pn % 10) / 10.0)
+      greatest(2.5, round((case when t.umur < ${CHILD_YEARS} then 3.5 + t.umur * (2.4 + (t.pn % 10) / 10.0)
                                 else (case when t.female then 45 else 52 end) + t.pn % 35 + least(t.k, 20) * ((t.pn % 7) - 3) * 0.25 end
                            + (t.h % 5 - 2) / 10.0)::numeric, 1)) as bb
   from t order by t.tanggal, t.reg, t.poli_kode`;

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { dataOf, startRecords } from '../testing/index.ts';
 import type { RecordsUnderTest } from '../testing/index.ts';
 import { generateClinical, SYNTH_CLINICS } from './synth.ts';
+import { isChildSql } from './synth-catalogue.ts';
 import { ageInYears, flagOf, vitalByKey, vitalByLoinc, worseFlag } from './vital.ts';
 
 const TENANT = 'rs-synth';
@@ -124,7 +125,7 @@ describe('synthetic clinical history', () => {
 
   test("children are seen at the children's clinic and adults elsewhere, antenatal care by women; no child has an adult's chronic disease", async () => {
     const misplaced = await r.owner.query<{ kode: string; anak: boolean; female: boolean; n: number }>(
-      `select po.kode, age(k.tanggal, p.tanggal_lahir) < interval '18 years' as anak, p.jenis_kelamin = 'P' as female, count(*)::int as n
+      `select po.kode, ${isChildSql('p.tanggal_lahir', 'k.tanggal')} as anak, p.jenis_kelamin = 'P' as female, count(*)::int as n
        from records.kunjungan k join records.pasien p on p.id = k.pasien_id join records.poli po on po.id = k.poli_id
        where k.tenant_id = $1 group by 1, 2, 3 order by 1, 2, 3`,
       [TENANT],
@@ -138,7 +139,7 @@ describe('synthetic clinical history', () => {
     assert.deepEqual(wrong, [], "no adult at the children's clinic, no child elsewhere, no man at antenatal care (today included)");
     const chronic = await r.owner.query<{ kode: string }>(
       `select e.kode from records.klinis e join records.kunjungan k on k.id = e.kunjungan_id join records.pasien p on p.id = e.pasien_id
-       where e.tenant_id = $1 and e.jenis = 'diagnosis' and age(k.tanggal, p.tanggal_lahir) < interval '18 years'
+       where e.tenant_id = $1 and e.jenis = 'diagnosis' and ${isChildSql('p.tanggal_lahir', 'k.tanggal')}
          and e.kode in ('I10', 'E11.9', 'E78.5', 'E66.9') limit 5`,
       [TENANT],
     );
