@@ -97,8 +97,6 @@ function ChartPanel({ panel, series, times, birthDate }: PanelProps) {
   const margin = Math.max((dHi - dLo) * 0.1, 1);
   const y = scale([dLo - margin, dHi + margin], [H - PAD.bottom, PAD.top]);
   const x = scale(times, [PAD.left, W - PAD.right]);
-  // A chart of one moment has one span, drawn across the whole width.
-  const spanX = (span: RangeSpan) => (times[1] > times[0] ? [x(span.from), x(span.to)] : [PAD.left, W - PAD.right]);
   const unit = t(`clinic.chart.unit.${panel}`);
   const title = t(`clinic.chart.title.${panel}`);
   const last = series.map((s) => s.points.at(-1)).filter((p): p is Point => Boolean(p));
@@ -115,22 +113,10 @@ function ChartPanel({ panel, series, times, birthDate }: PanelProps) {
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={`${id}-t ${id}-d`} data-panel={panel}>
         <title id={`${id}-t`}>{title}</title>
         <desc id={`${id}-d`}>{desc}</desc>
-        {bands.flatMap(({ key, spans }) =>
-          spans.map((span) => {
-            const [x0, x1] = spanX(span);
-            return (
-              <rect
-                key={`${key}-${span.from}`}
-                className={`normal normal-${key}`}
-                x={x0}
-                width={x1! - x0!}
-                y={y(span.range.normal[1])}
-                height={y(span.range.normal[0]) - y(span.range.normal[1])}
-                data-normal={span.range.normal.join('-')}
-              />
-            );
-          }),
-        )}
+        {bands.map((b) => (
+          <ReferenceBand key={b.key} band={b} x={times[1] > times[0] ? x : undefined} y={y} />
+        ))}
+        {/* The axis labels the ranges of the patient's latest age and the extremes; earlier bands show as steps. */}
         {ticksOf([...bands.flatMap((b) => b.spans.at(-1)!.range.normal), lo, hi], y).map((v) => (
           <g key={v} className="axis">
             <line x1={PAD.left} x2={W - PAD.right} y1={y(v)} y2={y(v)} />
@@ -161,6 +147,28 @@ function ChartPanel({ panel, series, times, birthDate }: PanelProps) {
       </figcaption>
     </figure>
   );
+}
+
+/**
+ * A series' reference range as a band, a rectangle per span of the patient's age; `x` undefined: the
+ * chart is of one moment, and its one span spans the whole width.
+ */
+function ReferenceBand({ band, x, y }: { band: { key: string; spans: RangeSpan[] }; x?: (t: number) => number; y: (v: number) => number }) {
+  return band.spans.map((span) => {
+    const [x0, x1] = x ? [x(span.from), x(span.to)] : [PAD.left, W - PAD.right];
+    const [lo, hi] = span.range.normal;
+    return (
+      <rect
+        key={span.from}
+        className={`normal normal-${band.key}`}
+        x={x0}
+        width={x1 - x0}
+        y={y(hi)}
+        height={y(lo) - y(hi)}
+        data-normal={`${lo}-${hi}`}
+      />
+    );
+  });
 }
 
 /** One series: its line and a point per value (red outside the reference range), each carrying its value. */

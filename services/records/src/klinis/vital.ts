@@ -154,10 +154,14 @@ export const vitalByLoinc = (loinc: string) => BY_LOINC.get(loinc);
 export type Flag = 'N' | 'L' | 'H' | 'LL' | 'HH';
 const SEVERITY: Record<Flag, number> = { N: 0, L: 1, H: 1, LL: 2, HH: 2 };
 
+/** A year of ages, in ms: the same in ageInYears, its SQL and rangesOver. */
+const YEAR_MS = 365.25 * 86_400_000;
+/** The start of the day of birth (YYYY-MM-DD), in epoch ms. */
+const bornAt = (birthDate: string) => Date.parse(`${birthDate.slice(0, 10)}T00:00:00Z`);
+
 /** Years from `birthDate` (YYYY-MM-DD) to `at`, with the fraction: a newborn's days count. */
 export function ageInYears(birthDate: string, at: Date | string = new Date()): number {
-  const days = (new Date(at).getTime() - Date.parse(`${birthDate.slice(0, 10)}T00:00:00Z`)) / 86_400_000;
-  return Math.max(0, days) / 365.25;
+  return Math.max(0, new Date(at).getTime() - bornAt(birthDate)) / YEAR_MS;
 }
 
 /** ageInYears in SQL: the same years, from a date expression `birthDate` to a timestamptz expression `at`. */
@@ -192,8 +196,8 @@ export interface RangeSpan {
  * for a sign without one.
  */
 export function rangesOver(sign: VitalSign, birthDate: string | undefined, from: number, to: number): RangeSpan[] {
-  const born = birthDate && Date.parse(`${birthDate.slice(0, 10)}T00:00:00Z`);
-  const edges = born ? (sign.children ?? []).map((b) => born + b.below * 365.25 * 86_400_000).filter((t) => t > from && t < to) : [];
+  const born = birthDate ? bornAt(birthDate) : undefined;
+  const edges = born === undefined ? [] : (sign.children ?? []).map((b) => born + b.below * YEAR_MS).filter((t) => t > from && t < to);
   const bounds = [from, ...edges, to];
   return bounds.slice(1).flatMap((end, i) => {
     // Judged at the span's middle, clear of the edge itself.
