@@ -9,7 +9,7 @@ import { ageInYears, flagOf, VITAL_SIGNS, vitalByKey } from '@simrs/records/vita
 import { errorMessage, fieldErrorsOf } from '../lib/errors.ts';
 import { useFormat } from '../lib/format.ts';
 import { useTRPC } from '../lib/trpc.ts';
-import { Status } from '../ui/kit.tsx';
+import { FieldError, Status } from '../ui/kit.tsx';
 import { describeVital } from './vitals.ts';
 
 const parse = (raw: string) => Number(raw.trim().replace(',', '.'));
@@ -128,11 +128,7 @@ function VitalInput({
             {t(`clinic.flag.${flag as 'H'}`)}
           </small>
         ) : null}
-        {error ? (
-          <small id={`${id}-error`} className="field-error">
-            {error}
-          </small>
-        ) : null}
+        <FieldError id={`${id}-error`} error={error} />
       </div>
     </div>
   );

@@ -11,7 +11,7 @@ import { BACKEND_ASSERTION_ALGS, SMART_RESOURCES } from '@simrs/contracts/smart'
 import { identity } from '../lib/auth.ts';
 import type { RegisteredClient } from '../lib/auth.ts';
 import { errorMessage } from '../lib/errors.ts';
-import { Field, Status, TextField } from '../ui/kit.tsx';
+import { Field, FieldError, Status, TextField } from '../ui/kit.tsx';
 import { ScopeList } from '../ui/ScopeList.tsx';
 
 type KeySource = 'jwks' | 'url';
@@ -127,11 +127,7 @@ function ScopeChoice(props: { resources: Set<string>; onToggle: (resource: strin
           </label>
         </div>
       ))}
-      {props.error ? (
-        <small id="backend-scopes-error" className="field-error">
-          {props.error}
-        </small>
-      ) : null}
+      <FieldError id="backend-scopes-error" error={props.error} />
     </fieldset>
   );
 }

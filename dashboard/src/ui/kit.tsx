@@ -61,13 +61,18 @@ export function Field({ label, error, hint, required = false, children }: FieldP
           {hint}
         </small>
       ) : null}
-      {error ? (
-        <small id={`${id}-error`} className="field-error">
-          {error}
-        </small>
-      ) : null}
+      <FieldError id={`${id}-error`} error={error} />
     </div>
   );
+}
+
+/** A field's own error message (none without one), under the id its control names in aria-describedby. */
+export function FieldError({ id, error }: { id: string; error?: string | undefined }) {
+  return error ? (
+    <small id={id} className="field-error">
+      {error}
+    </small>
+  ) : null;
 }
 
 type TextProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'onChange'> & {
