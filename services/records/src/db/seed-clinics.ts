@@ -3,7 +3,7 @@
 // the assignments come from SEED_CLINICIANS (`<user id>=<kode>,<kode>;...`, e.g. the demo doctor's
 // and nurse's ids from the dashboard's users page), or are made later with poli.assign.
 import type pg from 'pg';
-import { isChildSql } from '../klinis/synth-catalogue.ts';
+import { isChildSql } from '../klinis/index.ts';
 import { REGISTER_SQL } from '../kunjungan/index.ts';
 
 export const SEED_CLINICS = [

@@ -4,7 +4,7 @@
 // clinician can open; a second run adds nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { isChildSql } from '../klinis/synth-catalogue.ts';
+import { isChildSql } from '../klinis/index.ts';
 import { dataOf, startRecords } from '../testing/index.ts';
 import type { RecordsUnderTest } from '../testing/index.ts';
 import { seedRecords } from './seed.ts';

@@ -13,4 +13,5 @@ export type { Prepare, Target } from './store.ts';
 export { BLOOD_PRESSURE, checkMeasurement, flagOf, VITAL_SIGNS, vitalByKey, vitalByLoinc } from './vital.ts';
 export type { Flag, Measurement, VitalSign } from './vital.ts';
 export { ensureCodes, generateClinical, SYNTH_CLINICS, SYNTH_CODES } from './synth.ts';
+export { isChildSql } from './synth-catalogue.ts';
 export type { ClinicalSynthOptions, ClinicalSynthResult } from './synth.ts';
