@@ -274,10 +274,22 @@ export function assertClinicPagesOnDemand(): void {
   );
 }
 
+/** Moves a visit to an earlier day, as a migration of the hospital's earlier records would have dated it. */
+async function dateVisit(recordsDatabase: string, visit: string, day: string): Promise<void> {
+  const db = new pg.Client({ connectionString: recordsDatabase });
+  await db.connect();
+  try {
+    await db.query('update records.kunjungan set tanggal = $2::date where id = $1::uuid', [visit, day]);
+  } finally {
+    await db.end();
+  }
+}
+
 /**
  * A four-year-old's visit in progress at the day's first clinic, its pulse of 110 (a preschooler's
- * normal, an adult's high) and blood pressure 100/60 recorded by the nurse, and a pulse of 120 taken
- * at two and a half (a toddler's normal) brought over from an earlier record, all through the API.
+ * normal, an adult's high) and blood pressure 100/60 recorded by the nurse, all through the API; and an
+ * earlier visit, brought over from the hospital's earlier records, with a pulse of 120 taken at two and a
+ * half (a toddler's normal).
  */
 export async function childVisitInProgress(day: ClinicDay): Promise<{ visit: string; pasienId: string }> {
   const { api, query, cookies } = day;
@@ -299,21 +311,28 @@ export async function childVisitInProgress(day: ClinicDay): Promise<{ visit: str
   };
   const pasienId = (await call<{ id: string }>('pasien.create', 'admin', patient)).id;
   const [poli] = (await query<{ id: string }[]>('poli.list', cookies.admin, {})).data;
-  const visit = (await call<{ id: string }>('kunjungan.register', 'clerk', { pasienId, poliId: poli!.id })).id;
-  await call('kunjungan.arrive', 'clerk', { id: visit });
-  await call('kunjungan.start', 'doctor', { id: visit });
+  const startVisit = async () => {
+    const visit = (await call<{ id: string }>('kunjungan.register', 'clerk', { pasienId, poliId: poli!.id })).id;
+    await call('kunjungan.arrive', 'clerk', { id: visit });
+    await call('kunjungan.start', 'doctor', { id: visit });
+    return visit;
+  };
+  const earlier = await startVisit();
+  const atTwoAndAHalf = new Date(Date.parse(tanggalLahir) + 2.5 * 365.25 * 86_400_000);
+  // The visit's day in WIB, where visits are dated.
+  await dateVisit(day.stack.databases.records, earlier, new Date(atTwoAndAHalf.getTime() + 7 * 3_600_000).toISOString().slice(0, 10));
+  await call('vital.record', 'nurse', {
+    kunjunganId: earlier,
+    waktu: atTwoAndAHalf.toISOString(),
+    measurements: [{ key: 'nadi', value: 120, unit: '/min' }],
+  });
+  const visit = await startVisit();
   const measurements = [
     { key: 'sistolik', value: 100, unit: 'mm[Hg]' },
     { key: 'diastolik', value: 60, unit: 'mm[Hg]' },
     { key: 'nadi', value: 110, unit: '/min' },
   ];
   await call('vital.record', 'nurse', { kunjunganId: visit, measurements });
-  const atTwoAndAHalf = new Date(Date.parse(tanggalLahir) + 2.5 * 365.25 * 86_400_000).toISOString();
-  await call('vital.record', 'nurse', {
-    kunjunganId: visit,
-    waktu: atTwoAndAHalf,
-    measurements: [{ key: 'nadi', value: 120, unit: '/min' }],
-  });
   return { visit, pasienId };
 }
 

@@ -31,7 +31,10 @@ const waktu = z
   .datetime({ offset: true, message: 'waktu must be an ISO 8601 date-time with its offset, e.g. 2026-05-01T09:30:00+07:00' })
   .refine((v) => Date.parse(v) <= Date.now() + 5 * 60_000, 'waktu must not be in the future')
   .optional()
-  .meta({ description: 'When it was measured or observed (default now)' });
+  .meta({
+    description:
+      "When it was measured (default now): from the visit's day on; in a finished visit, by the end of its day or the visit's end if later",
+  });
 const number = (field: string) => z.number({ error: `${field} must be a number` }).finite();
 
 export const measurement = z.strictObject(

@@ -33,14 +33,27 @@ export interface Target {
   reason?: string | undefined;
 }
 
-const VISIT_STATE_SQL = `select k.status, k.pasien_id::text as pasien_id, ps.status as pasien_status
+/** When the visit's day begins: visits are dated in the hospital's day (WIB), as their queues are. */
+const VISIT_DAY_START = "(k.tanggal::timestamp at time zone 'Asia/Jakarta')";
+/**
+ * Until when an observation can belong to a finished visit: the end of its day, or its end if that is
+ * later (a nurse's last blood pressure before the patient goes home is often taken after the doctor
+ * finished); an open visit takes observations until now.
+ */
+const VISIT_TAKEN_BY = `case when k.ended_at is not null then greatest(k.ended_at, ${VISIT_DAY_START} + interval '1 day') end`;
+
+/** Kinds whose time is when they were observed (`waktu`, given or now), which lies within the visit. */
+const OBSERVED_IN_VISIT: ReadonlySet<ClinicalKind> = new Set(['vital']);
+
+const VISIT_STATE_SQL = `select k.status, k.pasien_id::text as pasien_id, ps.status as pasien_status,
+    to_char(k.tanggal, 'YYYY-MM-DD') as tanggal, ${VISIT_DAY_START} as day_start, ${VISIT_TAKEN_BY} as taken_by
   from records.kunjungan k join records.pasien ps on ps.id = k.pasien_id where k.id = $1::uuid`;
 
 /**
  * Whether the visit's state allows the kind: a planned visit takes no findings yet, a cancelled one
  * none at all, a finished one only amendments (with their reason).
  */
-type VisitState = { status: string; pasien_id: string; pasien_status: string };
+type VisitState = { status: string; pasien_id: string; pasien_status: string; tanggal: string; day_start: string; taken_by: string | null };
 const ARCHIVED = () => new TRPCError({ code: 'CONFLICT', message: 'the patient is archived: an archived record takes no new entries' });
 
 function checkVisit(kind: ClinicalKind, k: VisitState | undefined, target: Target): string {
@@ -56,7 +69,21 @@ function checkVisit(kind: ClinicalKind, k: VisitState | undefined, target: Targe
       code: 'CONFLICT',
       message: `a ${k.status} visit takes no ${kind} entries yet: check the patient in or start the visit first`,
     });
+  if (OBSERVED_IN_VISIT.has(kind)) checkObservedInVisit(k, target);
   return k.pasien_id;
+}
+
+/**
+ * An observation belongs to the visit it is recorded in: taken from the visit's day on and, once the
+ * visit is finished, by VISIT_TAKEN_BY; so a late entry says when it was taken.
+ */
+function checkObservedInVisit(k: VisitState, target: Target): void {
+  const at = target.waktu === undefined ? Date.now() : Date.parse(target.waktu);
+  if (at < Date.parse(k.day_start))
+    throw badInput({ waktu: [`the visit is on ${k.tanggal}: what is recorded in it was taken from that day on`] });
+  if (k.taken_by === null || at <= Date.parse(k.taken_by)) return;
+  const message = `the visit of ${k.tanggal} is finished: what is recorded in it was taken by ${k.taken_by}`;
+  throw badInput({ waktu: [target.waktu === undefined ? `${message}; give when it was taken` : message] });
 }
 
 /**
@@ -174,7 +201,11 @@ async function recordInVisit(
   extra: Record<string, string>,
 ): Promise<Entry[]> {
   const { values, p } = params();
-  const allowed = `k.status in (${OPEN_FOR[kind].map((s) => `'${s}'`).join(', ')}) or (k.status = 'finished' and ${p(target.reason ?? null)}::text is not null)`;
+  const open = `k.status in (${OPEN_FOR[kind].map((s) => `'${s}'`).join(', ')}) or (k.status = 'finished' and ${p(target.reason ?? null)}::text is not null)`;
+  const at = `coalesce(${p(target.waktu ?? null)}::timestamptz, now())`;
+  const allowed = OBSERVED_IN_VISIT.has(kind)
+    ? `(${open}) and ${at} >= ${VISIT_DAY_START} and ${at} <= coalesce(${VISIT_TAKEN_BY}, 'infinity')`
+    : open;
   const flags = { breakGlass: 'not ok.rel', purpose: "case when ok.rel then 'treatment' else 'break-the-glass' end" };
   const sql = `with checked as (select k.pasien_id, ps.tanggal_lahir, ${accessColumns(p(actor.userId), 'k.pasien_id')}
         from records.kunjungan k join records.pasien ps on ps.id = k.pasien_id

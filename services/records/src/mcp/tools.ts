@@ -163,7 +163,10 @@ const recordVitals: Tool = {
       )
       .min(1)
       .max(10),
-    measuredAt: z.iso.datetime({ offset: true }).optional().describe('When measured (ISO 8601 with offset; default now)'),
+    measuredAt: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe("When measured (ISO 8601 with offset; default now): on the visit's day or later, never in the future"),
   }),
   async run(calls, input) {
     const { kunjunganId, measurements, measuredAt } = input as {

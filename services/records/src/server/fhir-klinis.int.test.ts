@@ -205,8 +205,18 @@ describe('FHIR clinical resources', () => {
     assertOutcome(again, 409, 'conflict');
   });
 
+  test('an Observation is taken within its Encounter: effectiveDateTime before its day is a 400 naming it', async () => {
+    const { pasienId, visit } = await w.startedVisit();
+    const body = { ...vitalObservation(pasienId, visit, '8867-4', 72, '/min'), effectiveDateTime: '2025-06-01T08:00:00+07:00' };
+    const res = await fhirCall(w.r, 'POST', '/Observation', { principal: w.nurse, body });
+    assertOutcome(res, 400, 'value');
+    assert.deepEqual(res.body.issue[0].expression, ['Observation.effectiveDateTime']);
+    assert.match(res.body.issue[0].diagnostics, /the visit is on \d{4}-\d{2}-\d{2}/);
+  });
+
   test('search: patient, subject, encounter, date, code, category, status, _lastUpdated, _sort, keyset pages', async () => {
     const { pasienId, visit } = await w.startedVisit();
+    await w.openSince(visit, '2026-01-01');
     const ids: string[] = [];
     for (const [i, value] of [70, 72, 74, 76, 78].entries()) {
       const body = { ...vitalObservation(pasienId, visit, '8867-4', value, '/min'), effectiveDateTime: `2026-01-0${i + 1}T08:00:00+07:00` };

@@ -113,6 +113,37 @@ describe('clinical entries: bad input on REST', () => {
     assert.equal(late.status, 200, JSON.stringify(late.body));
   });
 
+  test('a vital sign is measured within its visit: not before its day, not after its end', async () => {
+    const visit = await started();
+    const dayBefore = new Date(Date.now() - 36 * 3_600_000).toISOString();
+    const before = await refused('vital.record', { kunjunganId: visit, waktu: dayBefore, measurements: BP(120, 80) }, 400, 'waktu');
+    assert.match(before, /visit is on \d{4}-\d{2}-\d{2}/);
+    const measured = new Date(Date.now() - 1_000).toISOString();
+    const during = await rest('vital.record', { kunjunganId: visit, waktu: measured, measurements: BP(120, 80) }, doctor);
+    assert.equal(during.status, 200, JSON.stringify(during.body));
+
+    // A visit finished two days ago: a late entry was taken that day, after the doctor finished or before.
+    const finished = await chart(r, ++n, poliId, doctor);
+    dataOf(await r.mutate('kunjungan.finish', { id: finished.visit }, doctor));
+    const { rows } = await r.owner.query<{ ended: Date }>(
+      `update records.kunjungan set tanggal = tanggal - 2, started_at = started_at - interval '2 days', ended_at = ended_at - interval '2 days'
+       where id = $1 returning ended_at as ended`,
+      [finished.visit],
+    );
+    const ended = new Date(rows[0]!.ended).getTime();
+    const late = { kunjunganId: finished.visit, reason: 'Terlewat saat kunjungan', measurements: BP(120, 80) };
+    assert.match(await refused('vital.record', late, 400, 'waktu'), /is finished: .*give when it was taken/);
+    const today = new Date(Date.now() - 1_000).toISOString();
+    assert.match(
+      await refused('vital.record', { ...late, waktu: today }, 400, 'waktu'),
+      /is finished: what is recorded in it was taken by/,
+    );
+    for (const waktu of [ended - 60_000, ended + 1_000]) {
+      const inTime = await rest('vital.record', { ...late, waktu: new Date(waktu).toISOString() }, doctor);
+      assert.equal(inTime.status, 200, JSON.stringify(inTime.body));
+    }
+  });
+
   test('a stale version, a second primary, an entry marked entered in error: 409', async () => {
     const fresh = await chart(r, ++n, poliId, doctor);
     const amended = await rest(

@@ -18,6 +18,8 @@ export interface ClinicalWorld {
   poliId: string;
   /** A new patient (an adult, unless `patient` says otherwise) with a visit at the clinic, arrived and started by the doctor. */
   startedVisit(patient?: Record<string, unknown>): Promise<{ pasienId: string; visit: string }>;
+  /** The visit dated `day` (YYYY-MM-DD), as if registered then and still open: observations of that day belong to it. */
+  openSince(visit: string, day: string): Promise<void>;
 }
 
 let n = 900;
@@ -51,6 +53,9 @@ export async function clinicalWorld(r: RecordsUnderTest): Promise<ClinicalWorld>
       dataOf(await r.mutate('kunjungan.arrive', { id: visit }, clerk));
       dataOf(await r.mutate('kunjungan.start', { id: visit }, doctor));
       return { pasienId, visit };
+    },
+    async openSince(visit, day) {
+      await r.owner.query('update records.kunjungan set tanggal = $2::date where id = $1::uuid', [visit, day]);
     },
   };
 }
