@@ -117,6 +117,27 @@ function amendOf(input: ClinicalInput, id: string, expectedVersion: number): Pre
   return alergiPrepare(parse(alergiAmendInput, { ...base, ...fields }, input));
 }
 
+/**
+ * An update that names another visit or another time than the entry's is refused, not written without
+ * them: a correction changes what was found, and the caller must not believe it moved the entry.
+ */
+function unmoved(input: ClinicalInput, prepare: Prepare): Prepare {
+  const type = FHIR_TYPE[input.kind];
+  const again = 'mark this one entered-in-error and record it again';
+  return async (q, pasienId, current) => {
+    if (current && input.kunjunganId !== undefined && input.kunjunganId !== current.kunjungan_id)
+      throw new FhirError(400, 'value', `the visit an entry was recorded in never changes: ${again} in its visit`, {
+        expression: [`${type}.encounter`],
+      });
+    const waktu = input.fields.waktu;
+    if (current && waktu !== undefined && Date.parse(String(waktu)) !== Date.parse(String(current.waktu)))
+      throw new FhirError(400, 'value', `when it was taken never changes: ${again} with its time`, {
+        expression: [input.paths.waktu ?? type],
+      });
+    return prepare(q, pasienId, current);
+  };
+}
+
 /** The category a written entry will be in, for a category-limited scope. */
 const kategoriWritten = (input: ClinicalInput) =>
   input.kind === 'vital' ? 'vital-signs' : input.kind === 'diagnosis' ? 'encounter-diagnosis' : String(input.fields.category ?? 'none');
@@ -204,7 +225,7 @@ export async function updateEntry(ix: Interaction, kind: ServedKind): Promise<vo
         return store.retract(kind, id, r.expectedVersion, r.reason, via('update'));
       })
     : await translated(input, stale, () =>
-        store.amend(kind, id, expectedVersion, input.reason!, amendOf(input, id, expectedVersion), via('update')),
+        store.amend(kind, id, expectedVersion, input.reason!, unmoved(input, amendOf(input, id, expectedVersion)), via('update')),
       );
   await sendWritten(ix, 200, written, `${type}/${id} updated`);
 }

@@ -205,6 +205,32 @@ describe('FHIR clinical resources', () => {
     assertOutcome(again, 409, 'conflict');
   });
 
+  test('an update corrects what was found, never when or in which visit: another time or Encounter is a 400 naming it', async () => {
+    const { pasienId, visit } = await w.startedVisit();
+    const created = (
+      await fhirCall(w.r, 'POST', '/Observation', { principal: w.nurse, body: vitalObservation(pasienId, visit, '8867-4', 80, '/min') })
+    ).body;
+    const put = (body: Json) =>
+      fhirCall(w.r, 'PUT', `/Observation/${created.id}`, {
+        principal: w.nurse,
+        body: { ...body, extension: reason('salah ketik nadi') },
+        headers: { 'if-match': `W/"${body.meta.versionId}"` },
+      });
+    const moved = new Date(Date.parse(created.effectiveDateTime) - 60_000).toISOString();
+    const earlier = await put({ ...created, effectiveDateTime: moved });
+    assert.match(assertOutcome(earlier, 400, 'value'), /when .* never changes/);
+    assert.deepEqual(earlier.body.issue[0].expression, ['Observation.effectiveDateTime']);
+    const other = await w.startedVisit();
+    const elsewhere = await put({ ...created, encounter: { reference: `Encounter/${other.visit}` } });
+    assertOutcome(elsewhere, 400, 'value');
+    assert.deepEqual(elsewhere.body.issue[0].expression, ['Observation.encounter']);
+    // The same instant written in another zone is the same time.
+    const sameInstant = new Date(created.effectiveDateTime).toISOString();
+    const ok = await put({ ...created, effectiveDateTime: sameInstant, valueQuantity: { ...created.valueQuantity, value: 84 } });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.equal(ok.body.effectiveDateTime, created.effectiveDateTime);
+  });
+
   test('an Observation is taken within its Encounter: effectiveDateTime before its day is a 400 naming it', async () => {
     const { pasienId, visit } = await w.startedVisit();
     const body = { ...vitalObservation(pasienId, visit, '8867-4', 72, '/min'), effectiveDateTime: '2025-06-01T08:00:00+07:00' };
