@@ -1,6 +1,7 @@
 // Recording a visit's vital signs: one field per sign with its unit beside the label, typed and sent
-// with Enter, an out-of-range value marked while typing (in words, not colour alone), and the API's
-// message for a field shown next to that field. Below, what this visit has recorded, with its flags.
+// with Enter, an out-of-range value marked while typing (in words, not colour alone), when they were
+// measured if not just now, and the API's message for a field shown next to that field. Below, what
+// this visit has recorded, with its flags.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -13,6 +14,9 @@ import { FieldError, Status } from '../ui/kit.tsx';
 import { describeVital } from './vitals.ts';
 
 const parse = (raw: string) => Number(raw.trim().replace(',', '.'));
+
+/** A moment as a datetime-local input holds it: the device's local time, to the minute. */
+const localMinute = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 
 /** L, H, LL or HH for a typed value outside the sign's reference range; nothing for normal or unparsed. */
 /** The flag a typed value will get for a patient of `ageYears` (unknown: the adult ranges), or none when normal. */
@@ -28,9 +32,12 @@ export function VitalsForm({ kunjunganId, pasienId }: { kunjunganId: string; pas
   const trpc = useTRPC();
   // The banner's query: the patient's age decides which values are marked while typing.
   const birthDate = useQuery(trpc.pasien.get.queryOptions({ id: pasienId })).data?.tanggalLahir;
-  const ageYears = birthDate ? ageInYears(birthDate) : undefined;
   const queryClient = useQueryClient();
   const [values, setValues] = useState<Record<string, string>>({});
+  // Empty: measured just now. A datetime-local value is the device's local time.
+  const [measuredAt, setMeasuredAt] = useState('');
+  const waktu = measuredAt ? new Date(measuredAt).toISOString() : undefined;
+  const ageYears = birthDate ? ageInYears(birthDate, waktu) : undefined;
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string>();
   const record = useMutation(trpc.vital.record.mutationOptions());
@@ -42,10 +49,11 @@ export function VitalsForm({ kunjunganId, pasienId }: { kunjunganId: string; pas
     setErrors({});
     setMessage(undefined);
     record.mutate(
-      { kunjunganId, measurements },
+      { kunjunganId, measurements, ...(waktu ? { waktu } : {}) },
       {
         onSuccess: () => {
           setValues({});
+          setMeasuredAt('');
           setMessage(t('clinic.vitals.saved'));
           void queryClient.invalidateQueries({ queryKey: trpc.vital.list.pathKey() });
         },
@@ -55,7 +63,7 @@ export function VitalsForm({ kunjunganId, pasienId }: { kunjunganId: string; pas
           const mapped: Record<string, string> = {};
           for (const [field, msg] of Object.entries(fields)) {
             const m = /^measurements\.(\d+)\.\w+$/.exec(field);
-            mapped[m ? keys[Number(m[1])]! : '_form'] = msg;
+            mapped[m ? keys[Number(m[1])]! : field === 'waktu' ? 'waktu' : '_form'] = msg;
           }
           setErrors(mapped);
           if (mapped._form || Object.keys(mapped).length === 0) setMessage(mapped._form ?? errorMessage(t, err));
@@ -80,6 +88,7 @@ export function VitalsForm({ kunjunganId, pasienId }: { kunjunganId: string; pas
             />
           ))}
         </div>
+        <MeasuredAt value={measuredAt} error={errors.waktu} onValue={setMeasuredAt} />
         <button type="submit" id="save-vitals" disabled={record.isPending}>
           {record.isPending ? t('common.saving') : t('clinic.vitals.save')}
         </button>
@@ -130,6 +139,32 @@ function VitalInput({
         ) : null}
         <FieldError id={`${id}-error`} error={error} />
       </div>
+    </div>
+  );
+}
+
+/** When the signs were measured, for values written down a while ago; left empty, now. */
+function MeasuredAt({ value, error, onValue }: { value: string; error?: string | undefined; onValue: (v: string) => void }) {
+  const { t } = useTranslation();
+  const id = 'vitals-measured-at';
+  const described = [`${id}-hint`, error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return (
+    <div className={`field measured-at${error ? ' invalid' : ''}`}>
+      <label htmlFor={id}>{t('clinic.vitals.measuredAt')}</label>
+      <input
+        id={id}
+        name="measuredAt"
+        type="datetime-local"
+        value={value}
+        max={localMinute(new Date())}
+        aria-invalid={Boolean(error)}
+        aria-describedby={described}
+        onChange={(e) => onValue(e.target.value)}
+      />
+      <small id={`${id}-hint`} className="muted">
+        {t('clinic.vitals.measuredAtHint')}
+      </small>
+      <FieldError id={`${id}-error`} error={error} />
     </div>
   );
 }

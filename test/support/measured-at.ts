@@ -1,0 +1,45 @@
+// The vital-sign form's time of measurement, in the browser: a time before the visit's day is refused
+// next to its field in the page's language, and a time of earlier today is what the entry and its chart
+// point carry.
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { tabTo } from './browser.ts';
+
+/** A moment `minutesAgo` back as the page's datetime-local input holds it (the browser's local time), and as the API answers it. */
+async function momentAgo(page: Page, minutesAgo: number): Promise<{ local: string; iso: string }> {
+  return page.evaluate((ago) => {
+    const d = new Date(Date.now() - ago * 60_000);
+    d.setSeconds(0, 0);
+    const local = new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    return { local, iso: d.toISOString() };
+  }, minutesAgo);
+}
+
+async function recordPulse(page: Page, measuredAt: string, pulse: string): Promise<void> {
+  await tabTo(page, '#vitals-measured-at');
+  await page.fill('#vitals-measured-at', measuredAt);
+  await tabTo(page, '#vital-nadi');
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.type(pulse);
+  await page.keyboard.press('Enter');
+}
+
+/** On a visit page of today in progress, as a clinician who records vital signs. */
+export async function assertMeasuredAtRecorded(page: Page): Promise<void> {
+  const twoDaysAgo = await momentAgo(page, 2 * 24 * 60);
+  await recordPulse(page, twoDaysAgo.local, '91');
+  const error = page.locator('#vitals-measured-at-error');
+  await error.waitFor();
+  assert.match((await error.textContent()) ?? '', /tidak boleh sebelum hari itu/);
+  assert.equal(await page.getAttribute('#vitals-measured-at', 'aria-invalid'), 'true');
+  assert.equal(await page.locator('#vitals-chart circle[data-key="nadi"][data-value="91"]').count(), 0, 'nothing recorded');
+
+  const earlier = await momentAgo(page, 2);
+  await recordPulse(page, earlier.local, '92');
+  await page.locator('#vitals-status', { hasText: 'tersimpan' }).waitFor();
+  const point = page.locator('#vitals-chart circle[data-key="nadi"][data-value="92"]');
+  await point.waitFor();
+  assert.equal(await point.getAttribute('data-time'), earlier.iso, 'the chart places the value when it was measured');
+  assert.equal(await page.inputValue('#vitals-measured-at'), '', 'the next signs are measured now unless told otherwise');
+  assert.equal(await page.locator('#vitals-measured-at-error').count(), 0);
+}
