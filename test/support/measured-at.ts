@@ -30,7 +30,10 @@ export async function assertMeasuredAtRecorded(page: Page): Promise<void> {
   await recordPulse(page, twoDaysAgo.local, '91');
   const error = page.locator('#vitals-measured-at-error');
   await error.waitFor();
-  assert.match((await error.textContent()) ?? '', /tidak boleh sebelum hari itu/);
+  assert.match(
+    (await error.textContent()) ?? '',
+    /^Kunjungan ini tanggal \d{1,2} \p{L}+ \d{4}: waktu pengukuran tidak boleh sebelum hari itu\.$/u,
+  );
   assert.equal(await page.getAttribute('#vitals-measured-at', 'aria-invalid'), 'true');
   assert.equal(await page.locator('#vitals-chart circle[data-key="nadi"][data-value="91"]').count(), 0, 'nothing recorded');
 

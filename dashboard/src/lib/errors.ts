@@ -40,9 +40,10 @@ const FIELD_RULES: Rule[] = [
   [/is not a known ICD-10 code/, (t) => t('clinic.error.unknownCode')],
   [/^code must be an ICD-10 code/, (t) => t('clinic.error.codeFormat')],
   [/^reason must say why, in at least (\d+) characters$/, (t, m) => t('clinic.error.reasonShort', { min: Number(m[1]) })],
-  // records' checks of when a vital sign was measured (klinis/schema.ts, store.ts)
-  [/^the visit is on (\d{4}-\d{2}-\d{2}): /, (t, m) => t('clinic.error.beforeVisit', { date: m[1] })],
-  [/^the visit of (\d{4}-\d{2}-\d{2}) is finished/, (t, m) => t('clinic.error.afterVisit', { date: m[1] })],
+  // records' checks of when a vital sign was measured (klinis/schema.ts, store.ts); the visit's day as a
+  // calendar date (UTC midnight, formatted in UTC), written out in the reader's language.
+  [/^the visit is on (\d{4}-\d{2}-\d{2}): /, (t, m) => t('clinic.error.beforeVisit', { date: new Date(m[1]!) })],
+  [/^the visit of (\d{4}-\d{2}-\d{2}) is finished/, (t, m) => t('clinic.error.afterVisit', { date: new Date(m[1]!) })],
   [/^waktu must not be in the future$/, (t) => t('clinic.error.future')],
 ];
 

@@ -194,8 +194,9 @@ export const clinicId = {
       allergiesRecorded: 'Pasien memiliki alergi aktif yang tercatat.',
       visitNotStarted: 'Kunjungan belum dimulai: tandai hadir atau mulai pemeriksaan dahulu.',
       wrongState: 'Langkah ini tidak mungkin dari status kunjungan sekarang.',
-      beforeVisit: 'Kunjungan ini tanggal {{date}}: waktu pengukuran tidak boleh sebelum hari itu.',
-      afterVisit: 'Kunjungan tanggal {{date}} sudah selesai: isi waktu pengukuran pada hari itu.',
+      beforeVisit:
+        'Kunjungan ini tanggal {{date, datetime(dateStyle: long; timeZone: UTC)}}: waktu pengukuran tidak boleh sebelum hari itu.',
+      afterVisit: 'Kunjungan tanggal {{date, datetime(dateStyle: long; timeZone: UTC)}} sudah selesai: isi waktu pengukuran pada hari itu.',
       future: 'Waktu pengukuran tidak boleh di masa depan.',
     },
   },
@@ -381,8 +382,9 @@ export const clinicEn: typeof clinicId = {
       allergiesRecorded: 'The patient has active allergies recorded.',
       visitNotStarted: 'The visit has not started: check the patient in or start the visit first.',
       wrongState: 'This step is not possible from the visit’s current state.',
-      beforeVisit: 'This visit is on {{date}}: the time of measurement cannot be before that day.',
-      afterVisit: 'The visit of {{date}} is finished: give a time of measurement on that day.',
+      beforeVisit:
+        'This visit is on {{date, datetime(dateStyle: long; timeZone: UTC)}}: the time of measurement cannot be before that day.',
+      afterVisit: 'The visit of {{date, datetime(dateStyle: long; timeZone: UTC)}} is finished: give a time of measurement on that day.',
       future: 'The time of measurement cannot be in the future.',
     },
   },
