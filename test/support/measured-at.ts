@@ -5,14 +5,23 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { tabTo } from './browser.ts';
 
-/** A moment `minutesAgo` back as the page's datetime-local input holds it (the browser's local time), and as the API answers it. */
-async function momentAgo(page: Page, minutesAgo: number): Promise<{ local: string; iso: string }> {
-  return page.evaluate((ago) => {
-    const d = new Date(Date.now() - ago * 60_000);
-    d.setSeconds(0, 0);
-    const local = new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-    return { local, iso: d.toISOString() };
-  }, minutesAgo);
+/**
+ * A moment `minutesAgo` back, but not before today's start in WIB when `withinToday` (today's visit
+ * takes it at any hour), as the page's datetime-local input holds it (the browser's local time) and
+ * as the API answers it.
+ */
+async function momentAgo(page: Page, minutesAgo: number, withinToday = false): Promise<{ local: string; iso: string }> {
+  return page.evaluate(
+    ([ago, within]) => {
+      const WIB_MS = 7 * 3_600_000;
+      const todayWib = Math.floor((Date.now() + WIB_MS) / 86_400_000) * 86_400_000 - WIB_MS;
+      const d = new Date(Math.max(Date.now() - ago * 60_000, within ? todayWib : -Infinity));
+      d.setSeconds(0, 0);
+      const local = new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+      return { local, iso: d.toISOString() };
+    },
+    [minutesAgo, withinToday] as const,
+  );
 }
 
 async function recordPulse(page: Page, measuredAt: string, pulse: string): Promise<void> {
@@ -37,7 +46,7 @@ export async function assertMeasuredAtRecorded(page: Page): Promise<void> {
   assert.equal(await page.getAttribute('#vitals-measured-at', 'aria-invalid'), 'true');
   assert.equal(await page.locator('#vitals-chart circle[data-key="nadi"][data-value="91"]').count(), 0, 'nothing recorded');
 
-  const earlier = await momentAgo(page, 2);
+  const earlier = await momentAgo(page, 2, true);
   await recordPulse(page, earlier.local, '92');
   await page.locator('#vitals-status', { hasText: 'tersimpan' }).waitFor();
   const point = page.locator('#vitals-chart circle[data-key="nadi"][data-value="92"]');

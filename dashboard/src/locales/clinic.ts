@@ -196,7 +196,8 @@ export const clinicId = {
       wrongState: 'Langkah ini tidak mungkin dari status kunjungan sekarang.',
       beforeVisit:
         'Kunjungan ini tanggal {{date, datetime(dateStyle: long; timeZone: UTC)}}: waktu pengukuran tidak boleh sebelum hari itu.',
-      afterVisit: 'Kunjungan tanggal {{date, datetime(dateStyle: long; timeZone: UTC)}} sudah selesai: isi waktu pengukuran pada hari itu.',
+      afterVisit:
+        'Kunjungan tanggal {{date, datetime(dateStyle: long; timeZone: UTC)}} sudah selesai: isi waktu pengukuran pada hari itu atau sebelum kunjungan berakhir.',
       future: 'Waktu pengukuran tidak boleh di masa depan.',
     },
   },
@@ -384,7 +385,8 @@ export const clinicEn: typeof clinicId = {
       wrongState: 'This step is not possible from the visit’s current state.',
       beforeVisit:
         'This visit is on {{date, datetime(dateStyle: long; timeZone: UTC)}}: the time of measurement cannot be before that day.',
-      afterVisit: 'The visit of {{date, datetime(dateStyle: long; timeZone: UTC)}} is finished: give a time of measurement on that day.',
+      afterVisit:
+        'The visit of {{date, datetime(dateStyle: long; timeZone: UTC)}} is finished: give a time of measurement on that day or by the visit’s end.',
       future: 'The time of measurement cannot be in the future.',
     },
   },

@@ -98,7 +98,8 @@ class Reader {
   constructor(kind: ServedKind, r: Json) {
     this.kind = kind;
     this.r = r;
-    this.out = { kind, enteredInError: false, fields: {}, paths: {} };
+    // Every kind names its visit in `encounter`; a refusal of the visit points there.
+    this.out = { kind, enteredInError: false, fields: {}, paths: { kunjunganId: `${FHIR_TYPE[kind]}.encounter` } };
   }
   get type(): string {
     return FHIR_TYPE[this.kind];
@@ -162,6 +163,8 @@ function readObservation(x: Reader): void {
   x.out.pasienId = x.ref('subject', 'Patient', true);
   x.out.kunjunganId = x.ref('encounter', 'Encounter', true);
   x.field('waktu', x.r.effectiveDateTime, 'effectiveDateTime');
+  // A refusal of the time points at it whether it was given or defaulted to now.
+  x.out.paths.waktu = `${x.type}.effectiveDateTime`;
   const loinc = codeIn(x.r.code, LOINC);
   const measurements: Measurement[] = [];
   if (loinc === BLOOD_PRESSURE.loinc) {

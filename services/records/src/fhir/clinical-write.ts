@@ -19,7 +19,7 @@ import {
   vitalRecordInput,
   vitalsPrepare,
 } from '../klinis/index.ts';
-import type { Entry, Prepare } from '../klinis/index.ts';
+import type { About, Entry, Prepare } from '../klinis/index.ts';
 import { FieldErrors } from '../server/index.ts';
 import { fromClinical } from './clinical-input.ts';
 import type { ClinicalInput } from './clinical-input.ts';
@@ -106,6 +106,12 @@ function recordOf(input: ClinicalInput): {
   };
 }
 
+/** The visit and time an update names: the store refuses them when they are not the entry's (they never change). */
+const aboutOf = (input: ClinicalInput): About => ({
+  kunjunganId: input.kunjunganId,
+  waktu: input.fields.waktu,
+});
+
 /** The amend input of the kind (what an entry may change: its content, not whom or when it is about) and its preparation. */
 function amendOf(input: ClinicalInput, id: string, expectedVersion: number): Prepare {
   const base = { id, expectedVersion, reason: input.reason };
@@ -115,27 +121,6 @@ function amendOf(input: ClinicalInput, id: string, expectedVersion: number): Pre
     return diagnosisPrepare(parse(diagnosisAmendInput, { ...base, ...optional(input, 'code', 'rank', 'clinicalStatus', 'note') }, input));
   const fields = optional(input, 'noneKnown', 'substance', 'category', 'criticality', 'reaction', 'clinicalStatus', 'verificationStatus');
   return alergiPrepare(parse(alergiAmendInput, { ...base, ...fields }, input));
-}
-
-/**
- * An update that names another visit or another time than the entry's is refused, not written without
- * them: a correction changes what was found, and the caller must not believe it moved the entry.
- */
-function unmoved(input: ClinicalInput, prepare: Prepare): Prepare {
-  const type = FHIR_TYPE[input.kind];
-  const again = 'mark this one entered-in-error and record it again';
-  return async (q, pasienId, current) => {
-    if (current && input.kunjunganId !== undefined && input.kunjunganId !== current.kunjungan_id)
-      throw new FhirError(400, 'value', `the visit an entry was recorded in never changes: ${again} in its visit`, {
-        expression: [`${type}.encounter`],
-      });
-    const waktu = input.fields.waktu;
-    if (current && waktu !== undefined && Date.parse(String(waktu)) !== Date.parse(String(current.waktu)))
-      throw new FhirError(400, 'value', `when it was taken never changes: ${again} with its time`, {
-        expression: [input.paths.waktu ?? type],
-      });
-    return prepare(q, pasienId, current);
-  };
 }
 
 /** The category a written entry will be in, for a category-limited scope. */
@@ -222,10 +207,10 @@ export async function updateEntry(ix: Interaction, kind: ServedKind): Promise<vo
   const written = input.enteredInError
     ? await translated(input, stale, () => {
         const r = parse(retractInput, { id, expectedVersion, reason: input.reason }, input);
-        return store.retract(kind, id, r.expectedVersion, r.reason, via('update'));
+        return store.retract(kind, id, r.expectedVersion, r.reason, via('update'), aboutOf(input));
       })
     : await translated(input, stale, () =>
-        store.amend(kind, id, expectedVersion, input.reason!, unmoved(input, amendOf(input, id, expectedVersion)), via('update')),
+        store.amend(kind, id, expectedVersion, input.reason!, amendOf(input, id, expectedVersion), via('update'), aboutOf(input)),
       );
   await sendWritten(ix, 200, written, `${type}/${id} updated`);
 }

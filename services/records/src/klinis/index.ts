@@ -10,6 +10,7 @@ export { ENTRY_NOT_FOUND, SELECT_ENTRY, toEntry } from './rows.ts';
 export type { Row } from './rows.ts';
 export { klinisStore } from './store.ts';
 export type { Prepare, Target } from './store.ts';
+export type { About } from './unmoved.ts';
 export { BLOOD_PRESSURE, checkMeasurement, flagOf, VITAL_SIGNS, vitalByKey, vitalByLoinc } from './vital.ts';
 export type { Flag, Measurement, VitalSign } from './vital.ts';
 export { ensureCodes, generateClinical, SYNTH_CLINICS, SYNTH_CODES } from './synth.ts';

@@ -26,14 +26,16 @@ export const reason = text('reason', 500).refine((v) => v.length >= 5, 'reason m
 const optionalReason = reason
   .optional()
   .meta({ description: 'Needed when the visit is already finished: an entry added afterwards is an amendment' });
-const waktu = z
+/** An instant as `waktu` is written: an ISO 8601 date-time with its offset. */
+export const instant = z
   .string({ error: 'waktu must be a date-time' })
-  .datetime({ offset: true, message: 'waktu must be an ISO 8601 date-time with its offset, e.g. 2026-05-01T09:30:00+07:00' })
+  .datetime({ offset: true, message: 'waktu must be an ISO 8601 date-time with its offset, e.g. 2026-05-01T09:30:00+07:00' });
+const waktu = instant
   .refine((v) => Date.parse(v) <= Date.now() + 5 * 60_000, 'waktu must not be in the future')
   .optional()
   .meta({
     description:
-      "When it was measured (default now): from the visit's day on; in a finished visit, by the end of its day or the visit's end if later",
+      "When it was measured (default now): from the start of the visit's day (WIB); in a finished visit, before the end of that day or by the visit's end if later",
   });
 const number = (field: string) => z.number({ error: `${field} must be a number` }).finite();
 

@@ -14,6 +14,8 @@ import { klinisReads } from './reads.ts';
 import { ENTRY_NOT_FOUND, SELECT_ENTRY, toEntry } from './rows.ts';
 import type { Row } from './rows.ts';
 import type { Entry, Prepared } from './schema.ts';
+import { checkUnmoved } from './unmoved.ts';
+import type { About } from './unmoved.ts';
 import { ageInYearsSql, flagAtAgeSql } from './vital.ts';
 
 /** The visit states a kind may be recorded in without an amendment reason. */
@@ -35,25 +37,44 @@ export interface Target {
 
 /** When the visit's day begins: visits are dated in the hospital's day (WIB), as their queues are. */
 const VISIT_DAY_START = "(k.tanggal::timestamp at time zone 'Asia/Jakarta')";
+
 /**
- * Until when an observation can belong to a finished visit: the end of its day, or its end if that is
- * later (a nurse's last blood pressure before the patient goes home is often taken after the doctor
- * finished); an open visit takes observations until now.
+ * Whether an observation taken at `at` (a timestamptz expression) belongs to the visit `k`: from the
+ * start of the visit's day and, once the visit is finished, before the end of that day or by the
+ * visit's end if that is later (a nurse's last blood pressure before the patient goes home is often
+ * taken after the doctor finished); an open visit takes observations until now. One expression for
+ * the one-statement write and for the check that explains a refusal, so the two never disagree.
  */
-const VISIT_TAKEN_BY = `case when k.ended_at is not null then greatest(k.ended_at, ${VISIT_DAY_START} + interval '1 day') end`;
+const takenInVisit = (at: string) => ({
+  fromItsDay: `${at} >= ${VISIT_DAY_START}`,
+  byItsEnd: `(k.ended_at is null or ${at} < ${VISIT_DAY_START} + interval '1 day' or ${at} <= k.ended_at)`,
+});
 
 /** Kinds whose time is when they were observed (`waktu`, given or now), which lies within the visit. */
 const OBSERVED_IN_VISIT: ReadonlySet<ClinicalKind> = new Set(['vital']);
 
-const VISIT_STATE_SQL = `select k.status, k.pasien_id::text as pasien_id, ps.status as pasien_status,
-    to_char(k.tanggal, 'YYYY-MM-DD') as tanggal, ${VISIT_DAY_START} as day_start, ${VISIT_TAKEN_BY} as taken_by
+/** The visit's state ($1 the visit) and whether an observation at $2 (null: now) belongs to it. */
+const VISIT_STATE_SQL = (() => {
+  const taken = takenInVisit('coalesce($2::timestamptz, now())');
+  return `select k.status, k.pasien_id::text as pasien_id, ps.status as pasien_status, to_char(k.tanggal, 'YYYY-MM-DD') as tanggal,
+    to_char(k.ended_at at time zone 'Asia/Jakarta', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+07:00"') as ended_wib,
+    ${taken.fromItsDay} as from_its_day, ${taken.byItsEnd} as by_its_end
   from records.kunjungan k join records.pasien ps on ps.id = k.pasien_id where k.id = $1::uuid`;
+})();
 
 /**
  * Whether the visit's state allows the kind: a planned visit takes no findings yet, a cancelled one
  * none at all, a finished one only amendments (with their reason).
  */
-type VisitState = { status: string; pasien_id: string; pasien_status: string; tanggal: string; day_start: string; taken_by: string | null };
+type VisitState = {
+  status: string;
+  pasien_id: string;
+  pasien_status: string;
+  tanggal: string;
+  ended_wib: string | null;
+  from_its_day: boolean;
+  by_its_end: boolean;
+};
 const ARCHIVED = () => new TRPCError({ code: 'CONFLICT', message: 'the patient is archived: an archived record takes no new entries' });
 
 function checkVisit(kind: ClinicalKind, k: VisitState | undefined, target: Target): string {
@@ -73,16 +94,11 @@ function checkVisit(kind: ClinicalKind, k: VisitState | undefined, target: Targe
   return k.pasien_id;
 }
 
-/**
- * An observation belongs to the visit it is recorded in: taken from the visit's day on and, once the
- * visit is finished, by VISIT_TAKEN_BY; so a late entry says when it was taken.
- */
+/** An observation belongs to the visit it is recorded in (takenInVisit): a late entry says when it was taken. */
 function checkObservedInVisit(k: VisitState, target: Target): void {
-  const at = target.waktu === undefined ? Date.now() : Date.parse(target.waktu);
-  if (at < Date.parse(k.day_start))
-    throw badInput({ waktu: [`the visit is on ${k.tanggal}: what is recorded in it was taken from that day on`] });
-  if (k.taken_by === null || at <= Date.parse(k.taken_by)) return;
-  const message = `the visit of ${k.tanggal} is finished: what is recorded in it was taken by ${k.taken_by}`;
+  if (!k.from_its_day) throw badInput({ waktu: [`the visit is on ${k.tanggal}: what is recorded in it was taken from that day on`] });
+  if (k.by_its_end) return;
+  const message = `the visit of ${k.tanggal} is finished: what is recorded in it was taken that day or by its end (${k.ended_wib})`;
   throw badInput({ waktu: [target.waktu === undefined ? `${message}; give when it was taken` : message] });
 }
 
@@ -97,7 +113,7 @@ async function resolveTarget(q: Querier, kind: ClinicalKind, target: Target): Pr
     if (p.status !== 'active') throw ARCHIVED();
     return target.pasienId!;
   }
-  const [k] = await q.query<VisitState>(`${VISIT_STATE_SQL} for share of k`, [target.kunjunganId]);
+  const [k] = await q.query<VisitState>(`${VISIT_STATE_SQL} for share of k`, [target.kunjunganId, target.waktu ?? null]);
   return checkVisit(kind, k, target);
 }
 
@@ -124,7 +140,7 @@ function keepPrimary(kind: ClinicalKind, row: Row, nextPeran: string | null): vo
 export type Prepare = (q: Querier, pasienId: string, current?: Row) => Promise<Prepared[]>;
 
 /** Locks one entry of `kind` for a change and checks it may still change. */
-async function lockEntry(q: Querier, kind: ClinicalKind, id: string, expectedVersion: number | undefined): Promise<Row> {
+async function lockEntry(q: Querier, kind: ClinicalKind, id: string, expectedVersion: number | undefined, about: About): Promise<Row> {
   const [row] = await q.query<Row>(
     `select ${SELECT_ENTRY}, k.status as visit_status from records.klinis e left join records.kunjungan k on k.id = e.kunjungan_id
      where e.id = $1::uuid and e.jenis = $2 for update of e`,
@@ -134,6 +150,7 @@ async function lockEntry(q: Querier, kind: ClinicalKind, id: string, expectedVer
   if (row.entered_in_error === true)
     throw new TRPCError({ code: 'CONFLICT', message: 'the entry is marked entered-in-error: record a new one instead' });
   checkVersion(Number(row.version), expectedVersion);
+  checkUnmoved(row, about);
   return row;
 }
 
@@ -202,10 +219,8 @@ async function recordInVisit(
 ): Promise<Entry[]> {
   const { values, p } = params();
   const open = `k.status in (${OPEN_FOR[kind].map((s) => `'${s}'`).join(', ')}) or (k.status = 'finished' and ${p(target.reason ?? null)}::text is not null)`;
-  const at = `coalesce(${p(target.waktu ?? null)}::timestamptz, now())`;
-  const allowed = OBSERVED_IN_VISIT.has(kind)
-    ? `(${open}) and ${at} >= ${VISIT_DAY_START} and ${at} <= coalesce(${VISIT_TAKEN_BY}, 'infinity')`
-    : open;
+  const taken = takenInVisit(`coalesce(${p(target.waktu ?? null)}::timestamptz, now())`);
+  const allowed = OBSERVED_IN_VISIT.has(kind) ? `(${open}) and ${taken.fromItsDay} and ${taken.byItsEnd}` : open;
   const flags = { breakGlass: 'not ok.rel', purpose: "case when ok.rel then 'treatment' else 'break-the-glass' end" };
   const sql = `with checked as (select k.pasien_id, ps.tanggal_lahir, ${accessColumns(p(actor.userId), 'k.pasien_id')}
         from records.kunjungan k join records.pasien ps on ps.id = k.pasien_id
@@ -217,7 +232,7 @@ async function recordInVisit(
   const rows = await db.one<Row>(sql, values);
   if (rows.length > 0) return rows.map(toEntry);
   await needToKnow(db, actor.userId, access.permission, { kunjunganId: target.kunjunganId });
-  const [k] = await db.one<VisitState>(VISIT_STATE_SQL, [target.kunjunganId]);
+  const [k] = await db.one<VisitState>(VISIT_STATE_SQL, [target.kunjunganId, target.waktu ?? null]);
   checkVisit(kind, k, target);
   throw new TRPCError({ code: 'CONFLICT', message: 'the visit changed meanwhile: try again' });
 }
@@ -258,9 +273,10 @@ export function klinisStore(scope: TenantScope) {
       reason: string,
       prepare: Prepare,
       extra: Record<string, string> = {},
+      about: About = {},
     ): Promise<Entry> {
       return db.tx(async (q) => {
-        const row = await lockEntry(q, kind, id, expectedVersion);
+        const row = await lockEntry(q, kind, id, expectedVersion, about);
         if (row.visit_status === 'cancelled')
           throw new TRPCError({ code: 'CONFLICT', message: 'the visit was cancelled: its entries do not change' });
         const [next] = await prepare(q, String(row.pasien_id), row);
@@ -288,9 +304,10 @@ export function klinisStore(scope: TenantScope) {
       expectedVersion: number | undefined,
       reason: string,
       extra: Record<string, string> = {},
+      about: About = {},
     ): Promise<Entry> {
       return db.tx(async (q) => {
-        const row = await lockEntry(q, kind, id, expectedVersion);
+        const row = await lockEntry(q, kind, id, expectedVersion, about);
         keepPrimary(kind, row, null);
         return writeVersion(
           q,

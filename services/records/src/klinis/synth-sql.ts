@@ -117,15 +117,19 @@ export const STAGE_VISITS = `
     left join records.kunjungan_counter qc on qc.tenant_id = $1 and qc.counter = 'poli:' || d.poli_id and qc.tanggal = d.tanggal
     left join records.kunjungan_counter nc on nc.tenant_id = $1 and nc.counter = 'kunjungan' and nc.tanggal = d.tanggal),
   t as (
-    -- Past visits through the clinic's morning in queue order; today's up to now.
-    select n.*, case when n.tanggal = $2::date then now() - make_interval(mins => 4 * (90 - least(n.no_antrean, 85)::int))
+    -- Past visits through the clinic's morning in queue order; today's within today (WIB) up to now, and
+    -- started and finished by now, so that what is measured in them belongs to their day and none of it
+    -- lies ahead.
+    select n.*, case when n.tanggal = $2::date
+                     then now() - least(now() - ($2::date::timestamp at time zone 'Asia/Jakarta'), interval '356 minutes')
+                                  * ((90 - least(n.no_antrean, 85)) / 89.0)
                      else (n.tanggal + time '06:30' + make_interval(secs => 25 * least(n.no_antrean, 900)::int)) at time zone 'Asia/Jakarta'
                 end as reg
     from n)
   select pg_temp.tid(t.reg), t.pn, t.pasien_id, t.poli_id, t.poli_kode, t.tanggal, t.k, t.h, t.hyper, t.fever, t.umur, t.female, t.status,
          t.dx1, t.dx2, t.no_antrean, t.seq, t.reg,
-         case when t.status in ('in-progress', 'finished') then t.reg + interval '25 minutes' end,
-         case when t.status = 'finished' then t.reg + interval '37 minutes' end,
+         case when t.status in ('in-progress', 'finished') then least(t.reg + interval '25 minutes', now()) end,
+         case when t.status = 'finished' then least(t.reg + interval '37 minutes', now()) end,
       case when t.umur < 1 then 80 + t.pn % 18 when t.umur < 3 then 90 + t.pn % 12 when t.umur < 6 then 94 + t.pn % 14
            when t.umur < 10 then 100 + t.pn % 12 when t.umur < 13 then 106 + t.pn % 10 when t.umur < 16 then 114 + t.pn % 12
            when t.hyper then 142 + t.pn % 24 + round(7 * sin(t.k * 0.6 + t.pn))::int
@@ -176,7 +180,7 @@ export const INSERT_VITALS = `
          w.t, 'synth-perawat', 'nurse'
   from synth_k k
   join synth_p sp on sp.n = k.pn
-  cross join lateral (select k.started_at + interval '3 minutes' as t) w
+  cross join lateral (select least(k.started_at + interval '3 minutes', coalesce(k.ended_at, now())) as t) w
   cross join lateral (select k.sys, k.dia, k.nadi, k.suhu, k.bb,
                              ${ageInYearsSql('sp.lahir', 'w.t')} as age) m
   cross join lateral (select ${flagSql('sistolik', 'm.sys', 'm.age')} as fs, ${flagSql('diastolik', 'm.dia', 'm.age')} as fd) bp

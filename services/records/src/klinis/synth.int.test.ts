@@ -99,6 +99,17 @@ describe('synthetic clinical history', () => {
     for (const expected of ['85354-9:H', '85354-9:N', '8310-5:H', '8310-5:N']) assert.ok(flags.has(expected), expected);
   });
 
+  test('every vital sign is taken within its visit, as records takes one: from its day (WIB) on, by its end', async () => {
+    const day = "(k.tanggal::timestamp at time zone 'Asia/Jakarta')";
+    const outside = await count(
+      `select count(*)::int as n from records.klinis e join records.kunjungan k on k.id = e.kunjungan_id
+        where e.tenant_id = $1 and e.jenis = 'vital'
+          and not (e.waktu >= ${day} and (k.ended_at is null or e.waktu < ${day} + interval '1 day' or e.waktu <= k.ended_at))`,
+      [TENANT],
+    );
+    assert.equal(outside, 0);
+  });
+
   test('a primary diagnosis on every finished visit and none on others; some secondaries; notes on some', async () => {
     const finished = await count("select count(*)::int as n from records.kunjungan where tenant_id = $1 and status = 'finished'", [TENANT]);
     const primaries = await r.owner.query<{ n: number; visits: number }>(

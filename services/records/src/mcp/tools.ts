@@ -166,7 +166,7 @@ const recordVitals: Tool = {
     measuredAt: z.iso
       .datetime({ offset: true })
       .optional()
-      .describe("When measured (ISO 8601 with offset; default now): on the visit's day or later, never in the future"),
+      .describe("When measured (ISO 8601 with offset; default now): from the start of the visit's day (WIB), never in the future"),
   }),
   async run(calls, input) {
     const { kunjunganId, measurements, measuredAt } = input as {

@@ -224,11 +224,21 @@ describe('FHIR clinical resources', () => {
     const elsewhere = await put({ ...created, encounter: { reference: `Encounter/${other.visit}` } });
     assertOutcome(elsewhere, 400, 'value');
     assert.deepEqual(elsewhere.body.issue[0].expression, ['Observation.encounter']);
-    // The same instant written in another zone is the same time.
-    const sameInstant = new Date(created.effectiveDateTime).toISOString();
-    const ok = await put({ ...created, effectiveDateTime: sameInstant, valueQuantity: { ...created.valueQuantity, value: 84 } });
+    const retracting = await put({ ...created, status: 'entered-in-error', encounter: { reference: `Encounter/${other.visit}` } });
+    assertOutcome(retracting, 400, 'value');
+    assert.deepEqual(retracting.body.issue[0].expression, ['Observation.encounter'], 'nor when marking it entered-in-error');
+    // The same instant in WIB, and to the second (as a client that keeps seconds sends it back), is the same time.
+    const stored = Date.parse(created.effectiveDateTime);
+    const wib = (ms: number, digits: number) => new Date(ms + 7 * 3_600_000).toISOString().slice(0, digits ? 20 + digits : 19) + '+07:00';
+    const ok = await put({ ...created, effectiveDateTime: wib(stored, 3), valueQuantity: { ...created.valueQuantity, value: 84 } });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(ok.body.effectiveDateTime, created.effectiveDateTime);
+    const toTheSecond = await put({
+      ...ok.body,
+      effectiveDateTime: wib(stored, 0),
+      valueQuantity: { ...created.valueQuantity, value: 86 },
+    });
+    assert.equal(toTheSecond.status, 200, JSON.stringify(toTheSecond.body));
   });
 
   test('an Observation is taken within its Encounter: effectiveDateTime before its day is a 400 naming it', async () => {

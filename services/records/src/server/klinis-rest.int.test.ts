@@ -113,35 +113,53 @@ describe('clinical entries: bad input on REST', () => {
     assert.equal(late.status, 200, JSON.stringify(late.body));
   });
 
-  test('a vital sign is measured within its visit: not before its day, not after its end', async () => {
-    const visit = await started();
-    const dayBefore = new Date(Date.now() - 36 * 3_600_000).toISOString();
-    const before = await refused('vital.record', { kunjunganId: visit, waktu: dayBefore, measurements: BP(120, 80) }, 400, 'waktu');
-    assert.match(before, /visit is on \d{4}-\d{2}-\d{2}/);
-    const measured = new Date(Date.now() - 1_000).toISOString();
-    const during = await rest('vital.record', { kunjunganId: visit, waktu: measured, measurements: BP(120, 80) }, doctor);
-    assert.equal(during.status, 200, JSON.stringify(during.body));
+  test('a vital sign is measured within its visit: from its day (WIB) on; once finished, that day or by its end', async () => {
+    // Visits dated by hand some days back (within the treatment relationship), so the bounds are the
+    // same at any hour the test runs.
+    const dated = async (visit: string, ended?: (day: string, next: string) => string) => {
+      const { rows } = await r.owner.query<{ day: string }>(
+        `update records.kunjungan set tanggal = (now() at time zone 'Asia/Jakarta')::date - 10 where id = $1
+         returning to_char(tanggal, 'YYYY-MM-DD') as day`,
+        [visit],
+      );
+      const day = rows[0]!.day;
+      const next = new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
+      if (ended) await r.owner.query('update records.kunjungan set ended_at = $2 where id = $1', [visit, ended(day, next)]);
+      return { day, before: new Date(Date.parse(day) - 86_400_000).toISOString().slice(0, 10), next };
+    };
+    const accepted = async (input: Record<string, unknown>) => {
+      const res = await rest('vital.record', { measurements: BP(120, 80), ...input }, doctor);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    };
+    const open = await started();
+    const o = await dated(open);
+    const atOpen = (waktu: string) => ({ kunjunganId: open, waktu, measurements: BP(120, 80) });
+    const early = await refused('vital.record', atOpen(`${o.before}T23:59:59.999+07:00`), 400, 'waktu');
+    assert.equal(early, `waktu: the visit is on ${o.day}: what is recorded in it was taken from that day on`);
+    await accepted(atOpen(`${o.day}T00:00:00+07:00`));
+    await accepted({ kunjunganId: open });
 
-    // A visit finished two days ago: a late entry was taken that day, after the doctor finished or before.
-    const finished = await chart(r, ++n, poliId, doctor);
-    dataOf(await r.mutate('kunjungan.finish', { id: finished.visit }, doctor));
-    const { rows } = await r.owner.query<{ ended: Date }>(
-      `update records.kunjungan set tanggal = tanggal - 2, started_at = started_at - interval '2 days', ended_at = ended_at - interval '2 days'
-       where id = $1 returning ended_at as ended`,
-      [finished.visit],
+    // Finished after midnight: that day, or up to its end.
+    const late = { reason: 'Terlewat saat kunjungan', measurements: BP(120, 80) };
+    const pastMidnight = await chart(r, ++n, poliId, doctor);
+    dataOf(await r.mutate('kunjungan.finish', { id: pastMidnight.visit }, doctor));
+    const p = await dated(pastMidnight.visit, (_, next) => `${next}T02:00:00+07:00`);
+    const atLate = (waktu?: string) => ({ ...late, kunjunganId: pastMidnight.visit, ...(waktu ? { waktu } : {}) });
+    await accepted(atLate(`${p.next}T01:59:59+07:00`));
+    await accepted(atLate(`${p.next}T02:00:00+07:00`));
+    const tooLate = await refused('vital.record', atLate(`${p.next}T02:00:01+07:00`), 400, 'waktu');
+    assert.equal(
+      tooLate,
+      `waktu: the visit of ${p.day} is finished: what is recorded in it was taken that day or by its end (${p.next}T02:00:00.000+07:00)`,
     );
-    const ended = new Date(rows[0]!.ended).getTime();
-    const late = { kunjunganId: finished.visit, reason: 'Terlewat saat kunjungan', measurements: BP(120, 80) };
-    assert.match(await refused('vital.record', late, 400, 'waktu'), /is finished: .*give when it was taken/);
-    const today = new Date(Date.now() - 1_000).toISOString();
-    assert.match(
-      await refused('vital.record', { ...late, waktu: today }, 400, 'waktu'),
-      /is finished: what is recorded in it was taken by/,
-    );
-    for (const waktu of [ended - 60_000, ended + 1_000]) {
-      const inTime = await rest('vital.record', { ...late, waktu: new Date(waktu).toISOString() }, doctor);
-      assert.equal(inTime.status, 200, JSON.stringify(inTime.body));
-    }
+    assert.match(await refused('vital.record', atLate(), 400, 'waktu'), /; give when it was taken$/);
+
+    // Finished the same day: up to the end of that day.
+    const sameDay = await chart(r, ++n, poliId, doctor);
+    dataOf(await r.mutate('kunjungan.finish', { id: sameDay.visit }, doctor));
+    const d = await dated(sameDay.visit, (day) => `${day}T10:00:00+07:00`);
+    await accepted({ ...late, kunjunganId: sameDay.visit, waktu: `${d.day}T23:59:59.999+07:00` });
+    await refused('vital.record', { ...late, kunjunganId: sameDay.visit, waktu: `${d.next}T00:00:00+07:00` }, 400, 'waktu');
   });
 
   test('a stale version, a second primary, an entry marked entered in error: 409', async () => {
