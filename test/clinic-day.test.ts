@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Stack } from '../scripts/lib/stack.ts';
 import { tabTo } from './support/browser.ts';
 import { assertAccessibleOnPhoneAndTablet, assertRowButtonsSideBySide, openContext, USERS } from './support/dashboard.ts';
-import { assertMeasuredAtRecorded } from './support/measured-at.ts';
+import { assertLateVitalRecorded, assertMeasuredAtRecorded } from './support/measured-at.ts';
 import {
   assertClerkApiRefused,
   assertNoClinicalContent,
@@ -277,6 +277,7 @@ describe("a clinic's day", () => {
       await tabTo(page, '#finish-visit');
       await page.keyboard.press('Enter');
       await page.locator('#visit-state[data-status="finished"]').waitFor();
+      await assertLateVitalRecorded(page);
     } finally {
       await context.close();
     }
@@ -314,7 +315,7 @@ describe("a clinic's day", () => {
       );
       const expected = chartPoints((await query<VitalEntry[]>('vital.list', cookies.doctor, { pasienId: patientA.id })).data);
       assert.deepEqual(plotted, expected);
-      assert.equal(plotted.filter((p) => p.includes(' nadi ')).length, 2);
+      assert.equal(plotted.filter((p) => p.includes(' nadi ')).length, 3, "the nurse's two heart rates and the doctor's late one");
       await assertChartReadable(page);
     } finally {
       await context.close();

@@ -1,7 +1,8 @@
 // Recording a visit's vital signs: one field per sign with its unit beside the label, typed and sent
 // with Enter, an out-of-range value marked while typing (in words, not colour alone), when they were
-// measured if not just now, and the API's message for a field shown next to that field. Below, what
-// this visit has recorded, with its flags.
+// measured if not just now, and the API's message for a field shown next to that field. In a finished
+// visit they are a late entry: when they were measured and why they are added now are required. Below,
+// what this visit has recorded, with its flags.
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -10,7 +11,7 @@ import { ageInYears, flagOf, VITAL_SIGNS, vitalByKey } from '@simrs/records/vita
 import { errorMessage, fieldErrorsOf } from '../lib/errors.ts';
 import { useFormat } from '../lib/format.ts';
 import { useTRPC } from '../lib/trpc.ts';
-import { FieldError, Status } from '../ui/kit.tsx';
+import { FieldError, Status, TextField } from '../ui/kit.tsx';
 import { describeVital } from './vitals.ts';
 
 const parse = (raw: string) => Number(raw.trim().replace(',', '.'));
@@ -27,7 +28,7 @@ export function typedFlag(key: string, raw: string, ageYears?: number): string |
   return flag === 'N' ? undefined : flag;
 }
 
-export function VitalsForm({ kunjunganId, pasienId }: { kunjunganId: string; pasienId: string }) {
+export function VitalsForm({ kunjunganId, pasienId, finished }: { kunjunganId: string; pasienId: string; finished: boolean }) {
   const { t } = useTranslation();
   const trpc = useTRPC();
   // The banner's query: the patient's age decides which values are marked while typing.
@@ -36,6 +37,7 @@ export function VitalsForm({ kunjunganId, pasienId }: { kunjunganId: string; pas
   const [values, setValues] = useState<Record<string, string>>({});
   // Empty: measured just now. A datetime-local value is the device's local time.
   const [measuredAt, setMeasuredAt] = useState('');
+  const [reason, setReason] = useState('');
   const waktu = measuredAt ? new Date(measuredAt).toISOString() : undefined;
   const ageYears = birthDate ? ageInYears(birthDate, waktu) : undefined;
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -49,11 +51,12 @@ export function VitalsForm({ kunjunganId, pasienId }: { kunjunganId: string; pas
     setErrors({});
     setMessage(undefined);
     record.mutate(
-      { kunjunganId, measurements, ...(waktu ? { waktu } : {}) },
+      { kunjunganId, measurements, ...(waktu ? { waktu } : {}), ...(finished ? { reason: reason.trim() } : {}) },
       {
         onSuccess: () => {
           setValues({});
           setMeasuredAt('');
+          setReason('');
           setMessage(t('clinic.vitals.saved'));
           void queryClient.invalidateQueries({ queryKey: trpc.vital.list.pathKey() });
         },
@@ -63,7 +66,7 @@ export function VitalsForm({ kunjunganId, pasienId }: { kunjunganId: string; pas
           const mapped: Record<string, string> = {};
           for (const [field, msg] of Object.entries(fields)) {
             const m = /^measurements\.(\d+)\.\w+$/.exec(field);
-            mapped[m ? keys[Number(m[1])]! : field === 'waktu' ? 'waktu' : '_form'] = msg;
+            mapped[m ? keys[Number(m[1])]! : field === 'waktu' || field === 'reason' ? field : '_form'] = msg;
           }
           setErrors(mapped);
           if (mapped._form || Object.keys(mapped).length === 0) setMessage(mapped._form ?? errorMessage(t, err));
@@ -88,7 +91,14 @@ export function VitalsForm({ kunjunganId, pasienId }: { kunjunganId: string; pas
             />
           ))}
         </div>
-        <MeasuredAt value={measuredAt} error={errors.waktu} onValue={setMeasuredAt} />
+        <WhenAndWhy
+          finished={finished}
+          measuredAt={measuredAt}
+          reason={reason}
+          errors={errors}
+          onMeasuredAt={setMeasuredAt}
+          onReason={setReason}
+        />
         <button type="submit" id="save-vitals" disabled={record.isPending}>
           {record.isPending ? t('common.saving') : t('clinic.vitals.save')}
         </button>
@@ -143,28 +153,48 @@ function VitalInput({
   );
 }
 
-/** When the signs were measured, for values written down a while ago; left empty, now. */
-function MeasuredAt({ value, error, onValue }: { value: string; error?: string | undefined; onValue: (v: string) => void }) {
+/** When the signs were measured (empty: now), and in a finished visit, required with why they are added now. */
+function WhenAndWhy({
+  finished,
+  measuredAt,
+  reason,
+  errors,
+  onMeasuredAt,
+  onReason,
+}: {
+  finished: boolean;
+  measuredAt: string;
+  reason: string;
+  errors: Record<string, string>;
+  onMeasuredAt: (v: string) => void;
+  onReason: (v: string) => void;
+}) {
   const { t } = useTranslation();
-  const id = 'vitals-measured-at';
-  const described = [`${id}-hint`, error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
-    <div className={`field measured-at${error ? ' invalid' : ''}`}>
-      <label htmlFor={id}>{t('clinic.vitals.measuredAt')}</label>
-      <input
-        id={id}
+    <div className="measured-at">
+      <TextField
         name="measuredAt"
         type="datetime-local"
-        value={value}
+        label={t('clinic.vitals.measuredAt')}
+        hint={t(finished ? 'clinic.vitals.measuredAtLate' : 'clinic.vitals.measuredAtHint')}
+        value={measuredAt}
         max={localMinute(new Date())}
-        aria-invalid={Boolean(error)}
-        aria-describedby={described}
-        onChange={(e) => onValue(e.target.value)}
+        error={errors.waktu}
+        onValue={onMeasuredAt}
+        required={finished}
       />
-      <small id={`${id}-hint`} className="muted">
-        {t('clinic.vitals.measuredAtHint')}
-      </small>
-      <FieldError id={`${id}-error`} error={error} />
+      {finished ? (
+        <TextField
+          name="vitals-reason"
+          label={t('clinic.vitals.reason')}
+          hint={t('clinic.vitals.reasonHint')}
+          value={reason}
+          error={errors.reason}
+          onValue={onReason}
+          required
+          maxLength={500}
+        />
+      ) : null}
     </div>
   );
 }

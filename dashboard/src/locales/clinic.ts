@@ -77,6 +77,9 @@ export const clinicId = {
       saved: 'Tanda vital tersimpan.',
       measuredAt: 'Waktu pengukuran',
       measuredAtHint: 'Kosongkan bila baru saja diukur.',
+      measuredAtLate: 'Kunjungan sudah selesai: isi kapan tanda vital ini diukur.',
+      reason: 'Alasan ditambahkan sekarang',
+      reasonHint: 'Misalnya: terlewat dicatat saat pemeriksaan.',
     },
     chart: {
       heading: 'Tanda vital dari waktu ke waktu',
@@ -266,6 +269,9 @@ export const clinicEn: typeof clinicId = {
       saved: 'Vital signs saved.',
       measuredAt: 'Measured at',
       measuredAtHint: 'Leave empty if measured just now.',
+      measuredAtLate: 'The visit is finished: give when these were measured.',
+      reason: 'Why they are added now',
+      reasonHint: 'For example: not written down during the visit.',
     },
     chart: {
       heading: 'Vital signs over time',

@@ -108,13 +108,14 @@ function VisitSteps({ visit }: { visit: Visit }) {
 function VisitClinical({ visit }: { visit: Visit }) {
   const { t } = useTranslation();
   const open = visit.status === 'arrived' || visit.status === 'in-progress';
-  const canVitals = useCan('vital.record') && open;
+  // A finished visit takes vital signs as a late entry, with when they were measured and why.
+  const canVitals = useCan('vital.record') && (open || visit.status === 'finished');
   const canDiagnose = useCan('diagnosis.record') && visit.status === 'in-progress';
   const canReadDiagnosis = useCan('diagnosis.read');
   const canAllergy = useCan('alergi.record') && visit.status !== 'cancelled';
   return (
     <div className="visit-clinical">
-      {canVitals ? <VitalsForm kunjunganId={visit.id} pasienId={visit.pasienId} /> : null}
+      {canVitals ? <VitalsForm kunjunganId={visit.id} pasienId={visit.pasienId} finished={visit.status === 'finished'} /> : null}
       <PatientVitals pasienId={visit.pasienId} />
       {canReadDiagnosis ? (
         <section aria-labelledby="diagnosis-title" id="diagnoses">
