@@ -98,8 +98,11 @@ class Reader {
   constructor(kind: ServedKind, r: Json) {
     this.kind = kind;
     this.r = r;
-    // Every kind names its visit in `encounter`; a refusal of the visit points there.
-    this.out = { kind, enteredInError: false, fields: {}, paths: { kunjunganId: `${FHIR_TYPE[kind]}.encounter` } };
+    // Every kind names its visit in `encounter`, and its patient in `patient` or `subject`: a refusal of
+    // either points there.
+    const type = FHIR_TYPE[kind];
+    const pasienId = `${type}.${kind === 'alergi' ? 'patient' : 'subject'}`;
+    this.out = { kind, enteredInError: false, fields: {}, paths: { kunjunganId: `${type}.encounter`, pasienId } };
   }
   get type(): string {
     return FHIR_TYPE[this.kind];

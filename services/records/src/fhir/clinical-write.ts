@@ -106,8 +106,9 @@ function recordOf(input: ClinicalInput): {
   };
 }
 
-/** The visit and time an update names: the store refuses them when they are not the entry's (they never change). */
+/** The patient, visit and time an update names: the store refuses them when they are not the entry's (they never change). */
 const aboutOf = (input: ClinicalInput): About => ({
+  pasienId: input.pasienId,
   kunjunganId: input.kunjunganId,
   waktu: input.fields.waktu,
 });
@@ -171,7 +172,7 @@ export async function updateEntry(ix: Interaction, kind: ServedKind): Promise<vo
   const permission = `${kind}.amend` as const;
   const type = FHIR_TYPE[kind];
   const body = await readResource(ix.req, ix.maxBodyBytes);
-  const { id, only, pasienId } = await guardEntry(ix, kind, permission);
+  const { id, only } = await guardEntry(ix, kind, permission);
   if (typeof body.id !== 'string' || body.id.toLowerCase() !== id)
     throw new FhirError(400, 'invalid', 'the resource id must be present and equal the id in the URL', { expression: [`${type}.id`] });
   const input = fromClinical(kind, body);
@@ -188,10 +189,6 @@ export async function updateEntry(ix: Interaction, kind: ServedKind): Promise<vo
         expression: [`${type}.extension`],
       },
     );
-  if (input.pasienId !== undefined && input.pasienId !== pasienId)
-    throw new FhirError(400, 'invalid', 'whom an entry is about never changes', {
-      expression: [`${type}.${kind === 'alergi' ? 'patient' : 'subject'}`],
-    });
   if (only.kategori) {
     if (!only.kategori.includes(kategoriWritten(input)))
       throw new FhirError(403, 'forbidden', `this credential's scope does not reach this ${type}'s category`);

@@ -13,8 +13,8 @@ test('the same instant at the precision it was written to, in any zone', () => {
   assert.equal(sameInstant('2026-03-10T01:05:45.448Z', stored), false);
 });
 
-test('a change naming another visit or time is refused on that field; one in another format says what to send', () => {
-  const row = { kunjungan_id: 'a-visit', waktu: stored };
+test('a change naming another patient, visit or time is refused on that field; one in another format says what to send', () => {
+  const row = { pasien_id: 'a-patient', kunjungan_id: 'a-visit', waktu: stored };
   const fieldsOf = (fn: () => void) => {
     try {
       fn();
@@ -27,6 +27,7 @@ test('a change naming another visit or time is refused on that field; one in ano
     fieldsOf(() => checkUnmoved(row, { kunjunganId: 'a-visit', waktu: '2026-03-10T08:05:45+07:00' })),
     {},
   );
+  assert.match(fieldsOf(() => checkUnmoved(row, { pasienId: 'another' })).pasienId![0]!, /never changes/);
   assert.match(fieldsOf(() => checkUnmoved(row, { kunjunganId: 'another' })).kunjunganId![0]!, /never changes/);
   assert.match(fieldsOf(() => checkUnmoved(row, { waktu: '2026-03-10T08:06:00+07:00' })).waktu![0]!, /never changes/);
   for (const waktu of [42, null, '2026-03-10', '2026-03-10T08:05:45', 'yesterday'])

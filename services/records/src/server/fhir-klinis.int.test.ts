@@ -224,6 +224,9 @@ describe('FHIR clinical resources', () => {
     const elsewhere = await put({ ...created, encounter: { reference: `Encounter/${other.visit}` } });
     assertOutcome(elsewhere, 400, 'value');
     assert.deepEqual(elsewhere.body.issue[0].expression, ['Observation.encounter']);
+    const someoneElse = await put({ ...created, subject: { reference: `Patient/${other.pasienId}` } });
+    assert.match(assertOutcome(someoneElse, 400, 'value'), /whom an entry is about never changes/);
+    assert.deepEqual(someoneElse.body.issue[0].expression, ['Observation.subject']);
     const retracting = await put({ ...created, status: 'entered-in-error', encounter: { reference: `Encounter/${other.visit}` } });
     assertOutcome(retracting, 400, 'value');
     assert.deepEqual(retracting.body.issue[0].expression, ['Observation.encounter'], 'nor when marking it entered-in-error');
